@@ -6,7 +6,7 @@
 __all__ = ['RowLookupDense', 'MLP', 'one_hot_index', 'SharedTorso', 'EnsembleNetwork', 'make_ensemble', 'EnsembleParams',
            'init_ensemble_params', 'prior_q', 'ensemble_q']
 
-# %% ../nbs/02_ensembles.ipynb #5ab568bf
+# %% ../nbs/02_ensembles.ipynb #41fe2226
 from typing import Sequence, Callable, NamedTuple
 
 import jax
@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import flax.linen as nn
 import numpy as np
 
-# %% ../nbs/02_ensembles.ipynb #29115a17
+# %% ../nbs/02_ensembles.ipynb #0d76636d
 class RowLookupDense(nn.Module):
     "A dense layer for one-hot inputs given as indices: `index -> kernel[index] + bias` (zeros for out-of-range)."
     features: int
@@ -43,13 +43,13 @@ class MLP(nn.Module):
             x = nn.Dense(size, name=f'Dense_{i}')(nn.relu(x))
         return x
 
-# %% ../nbs/02_ensembles.ipynb #cea4a129
+# %% ../nbs/02_ensembles.ipynb #09d80ba4
 def one_hot_index(obs: jax.Array) -> jax.Array:
     "Index of the 1 in a flattened one-hot `obs`, or `obs.size` for the all-zero observation."
     flat = obs.reshape(-1)
     return jnp.where(flat.sum() > 0, jnp.argmax(flat), flat.shape[0]).astype(jnp.int32)
 
-# %% ../nbs/02_ensembles.ipynb #1abe5074
+# %% ../nbs/02_ensembles.ipynb #505b601c
 class SharedTorso(nn.Module):
     "One MLP torso, then `num_members` linear heads (head parameters have the member axis first)."
     hidden_sizes: Sequence[int]
@@ -88,7 +88,7 @@ def make_ensemble(num_members: int, num_actions: int, hidden_sizes: Sequence[int
     apply = jax.vmap(net.apply, in_axes=(0, None))
     return EnsembleNetwork(init, apply, num_members, num_actions)
 
-# %% ../nbs/02_ensembles.ipynb #1805cb7e
+# %% ../nbs/02_ensembles.ipynb #c185731b
 class EnsembleParams(NamedTuple):
     "Trainable online parameters and frozen prior parameters, member axis first in both."
     online: dict
