@@ -6,7 +6,7 @@
 __all__ = ['BootDQNHparams', 'BootDQNConfig', 'dqn_config', 'BootDQNState', 'random_argmax', 'q_learning_td', 'make_boot_dqn',
            'first_treasure_episode']
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #89e07c98
+# %% ../../nbs/10_agents.boot_dqn.ipynb #9c65526a
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,7 +20,7 @@ from ..ensembles import make_ensemble, one_hot_index, EnsembleNetwork
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, bootstrap_mask
 from ..loops import Agent, EnvSpec, Transition, check_int
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #33acbe1b
+# %% ../../nbs/10_agents.boot_dqn.ipynb #1f5b53b8
 @struct.dataclass
 class BootDQNHparams:
     "Numeric hyperparameters: traced, so a sweep over any of them is one `vmap`."
@@ -77,7 +77,7 @@ def dqn_config(**overrides) -> BootDQNConfig:
                     min_replay_size=100)
     return BootDQNConfig(**{**defaults, **overrides})
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #8abd3890
+# %% ../../nbs/10_agents.boot_dqn.ipynb #05b16f9e
 @struct.dataclass
 class BootDQNState:
     online: Any
@@ -97,7 +97,7 @@ def random_argmax(key: jax.Array, values: jax.Array) -> jax.Array:
     noise = jax.random.uniform(key, values.shape)
     return jnp.argmax(jnp.where(values == values.max(), noise, -1.))
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #7d94ff57
+# %% ../../nbs/10_agents.boot_dqn.ipynb #a793518a
 def q_learning_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: jax.Array,
                   q_next: jax.Array) -> jax.Array:
     "Q-learning TD errors `r + discount * max_a' q_next - q[action]` for members on the second-to-last axis."
@@ -105,7 +105,7 @@ def q_learning_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: 
                                axis=-1)[..., 0]
     return reward[..., None] + discount[..., None] * jax.lax.stop_gradient(q_next.max(-1)) - q_sa
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #5249cb10
+# %% ../../nbs/10_agents.boot_dqn.ipynb #ee3828b0
 def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
     "Bootstrapped DQN (or DQN, with `dqn_config`) as an `Agent` for an environment with `spec`."
     K, A = config.num_ensemble, spec.num_actions
@@ -180,7 +180,7 @@ def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
 
     return Agent(init, act, observe, greedy, config.hparams())
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #77572f47
+# %% ../../nbs/10_agents.boot_dqn.ipynb #6de18475
 def first_treasure_episode(denoised_return: np.ndarray) -> np.ndarray:
     "Per seed, the first episode (1-based) whose cumulative `denoised_return` is positive; 0 if none."
     found = np.asarray(denoised_return) > 0
