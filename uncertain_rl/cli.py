@@ -7,7 +7,7 @@ __all__ = ['AGENTS', 'JAX_ENVS', 'UsageError', 'build_parser', 'check_args', 'wr
            'summarise', 'format_table', 'plot_curves', 'train_jax_env', 'train_bsuite', 'cmd_train', 'main',
            'console_main']
 
-# %% ../nbs/90_cli.ipynb #86384b2b
+# %% ../nbs/90_cli.ipynb #0ddc7d38
 import argparse
 import json
 import os
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-# %% ../nbs/90_cli.ipynb #4a04de6d
+# %% ../nbs/90_cli.ipynb #6551347f
 AGENTS = ('boot_dqn', 'dqn')
 JAX_ENVS = ('deep_sea', 'deep_sea_stochastic')
 
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument('--no-progress', action='store_true', help='no progress bar')
     return p
 
-# %% ../nbs/90_cli.ipynb #4e0a263e
+# %% ../nbs/90_cli.ipynb #d0632d75
 def check_args(args) -> None:
     "Raise `UsageError` (one line) for any invalid option."
     if args.agent not in AGENTS: raise UsageError(f"--agent must be one of {', '.join(AGENTS)}, got {args.agent!r}")
@@ -72,7 +72,7 @@ def check_args(args) -> None:
     except OSError as e:
         raise UsageError(f"--out {args.out!r} is not writable: {e.strerror or e}")
 
-# %% ../nbs/90_cli.ipynb #acaa894e
+# %% ../nbs/90_cli.ipynb #3583b2ab
 def write_atomic(path, data, mode: str = 'w') -> None:
     "Write `data` (str or bytes) to `path` through a temporary file in the same directory and a rename."
     path = Path(path)
@@ -97,7 +97,7 @@ def episodes_csv(logs: dict, seeds, done) -> str:
         frames.append(pd.DataFrame(cols))
     return pd.concat(frames).to_csv(index=False)
 
-# %% ../nbs/90_cli.ipynb #7634a5d6
+# %% ../nbs/90_cli.ipynb #e59a30b5
 def agent_config(args):
     "The agent configuration the options ask for."
     from uncertain_rl.agents.boot_dqn import BootDQNConfig, dqn_config
@@ -150,7 +150,7 @@ def plot_curves(logs: dict, seeds, path, title: str) -> None:
     fig.savefig(tmp, dpi=100); plt.close(fig)
     os.replace(tmp, path)
 
-# %% ../nbs/90_cli.ipynb #91bd8abd
+# %% ../nbs/90_cli.ipynb #a71fe2c6
 def train_jax_env(args, out: Path) -> dict:
     "Train on a JAX environment: all seeds in one vmapped compiled run."
     import jax
@@ -184,13 +184,12 @@ def train_bsuite(args, out: Path) -> dict:
         agent = make_boot_dqn(agent_config(args), spec)
         state, logs = run_dm_env(env, agent, jax.random.PRNGKey(seed), args.episodes, progress=not args.no_progress)
         all_logs.append(logs); greedy.append(np.nan)
-        write_atomic(out / 'episodes.csv', episodes_csv(
-            {k: np.stack([l[k] for l in all_logs]) for k in logs}, seeds[:len(all_logs)], [args.episodes] * len(all_logs)))
-    logs = {k: np.stack([l[k] for l in all_logs]) for k in all_logs[0]}
-    return dict(logs=logs, seeds=seeds, greedy=np.asarray(greedy), size=None, variant=None, compile_seconds=float('nan'),
+        stacked = {k: np.stack([l[k] for l in all_logs]) for k in logs}
+        write_atomic(out / 'episodes.csv', episodes_csv(stacked, seeds[:len(all_logs)], [args.episodes] * len(all_logs)))
+    return dict(logs=stacked, seeds=seeds, greedy=np.asarray(greedy), size=None, variant=None, compile_seconds=float('nan'),
                 run_seconds=time.perf_counter() - start)
 
-# %% ../nbs/90_cli.ipynb #68ef23de
+# %% ../nbs/90_cli.ipynb #50129020
 def cmd_train(args) -> int:
     "`uncertain-rl train`: train, print the summary, write the run directory."
     import jax
