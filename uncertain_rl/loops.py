@@ -6,7 +6,7 @@
 __all__ = ['BSUITE_INFO_KEYS', 'Transition', 'Agent', 'EnvSpec', 'gymnax_spec', 'LoopCarry', 'TrainConfig', 'Run', 'train',
            'ChunkedResult', 'run_chunked', 'greedy_returns']
 
-# %% ../nbs/04_loops.ipynb #e7ab8917
+# %% ../nbs/04_loops.ipynb #d3a869f0
 import time
 from typing import Any, Callable, NamedTuple
 from dataclasses import dataclass
@@ -17,7 +17,7 @@ import numpy as np
 
 from .envs.deep_sea import DeepSea, check_int
 
-# %% ../nbs/04_loops.ipynb #04ba5ce9
+# %% ../nbs/04_loops.ipynb #a4a6fe47
 class Transition(NamedTuple):
     "One environment transition as agents store it; `done` marks the end of an episode (terminated or truncated)."
     obs: jax.Array
@@ -45,12 +45,13 @@ class EnvSpec(NamedTuple):
 
 
 def gymnax_spec(env, env_params=None) -> EnvSpec:
-    "The `EnvSpec` of a gymnax environment (our Deep Sea has one-hot observations)."
+    "The `EnvSpec` of a gymnax environment; ours say `one_hot_observations = True` where observations are one-hot."
     params = env.default_params if env_params is None else env_params
     obs_shape = env.observation_space(params).shape
-    return EnvSpec(tuple(obs_shape), int(env.action_space(params).n), isinstance(env, DeepSea))
+    one_hot = bool(getattr(env, 'one_hot_observations', False))
+    return EnvSpec(tuple(obs_shape), int(env.action_space(params).n), one_hot)
 
-# %% ../nbs/04_loops.ipynb #638f4f72
+# %% ../nbs/04_loops.ipynb #09e5d37d
 BSUITE_INFO_KEYS = ('total_bad_episodes', 'denoised_return')
 
 
@@ -80,7 +81,7 @@ class TrainConfig:
         check_int('num_steps', self.num_steps, 1)
         check_int('max_episodes', self.max_episodes, 1)
 
-# %% ../nbs/04_loops.ipynb #1a0f92f6
+# %% ../nbs/04_loops.ipynb #cb93117e
 class Run(NamedTuple):
     "The compiled pieces of a training run (see `train`)."
     init: Callable             # (key, hparams) -> LoopCarry
@@ -152,7 +153,7 @@ def _info_keys(env, env_state, env_params) -> tuple:
     info = jax.eval_shape(lambda k: env.step(k, env_state, 0, env_params)[-1], jax.random.PRNGKey(0))
     return tuple(k for k in BSUITE_INFO_KEYS if k in info)
 
-# %% ../nbs/04_loops.ipynb #e3ac5511
+# %% ../nbs/04_loops.ipynb #adac65a8
 class ChunkedResult(NamedTuple):
     "What `run_chunked` returns: final agent states and logs (seed axis first), and timings in seconds."
     agent_state: Any
@@ -167,14 +168,17 @@ def _num_chunks(num_steps: int, requested: int) -> int:
 
 
 def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, progress: bool = True,
-                on_chunk: Callable | None = None, check_finite: tuple = ('loss',)) -> ChunkedResult:
-    "Run every seed in `keys` (vmapped) in chunks from Python; same result as `jax.vmap(run.run)(keys, hparams)`."
+                on_chunk: Callable | None = None, check_finite: tuple = ('loss',),
+                batched_hparams: bool = False) -> ChunkedResult:
+    """Run every seed in `keys` (vmapped) in chunks from Python; same result as `jax.vmap(run.run)(keys, hparams)`.
+    With `batched_hparams`, `hparams` has a leading axis like `keys` (a sweep: one setting per run).
+    `on_chunk(logs, episodes)` is called after each chunk; if it returns True the run stops there."""
     from tqdm.auto import tqdm
     hparams = run.config.agent.hparams if hparams is None else hparams
     chunks = _num_chunks(run.config.num_steps, num_chunks)
     chunk_steps = run.config.num_steps // chunks
     start = time.perf_counter()
-    carry = jax.jit(jax.vmap(run.init, in_axes=(0, None)))(keys, hparams)
+    carry = jax.jit(jax.vmap(run.init, in_axes=(0, 0 if batched_hparams else None)))(keys, hparams)
     advance = jax.jit(jax.vmap(lambda c: run.advance(c, chunk_steps)), donate_argnums=0).lower(carry).compile()
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()
@@ -186,13 +190,13 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
             if name in logs and not np.isfinite(logs[name][~np.isnan(logs['episode_return'])]).all():
                 bar.close()
                 raise FloatingPointError(f"non-finite {name} after {int(np.max(carry.episode))} episodes: stopping")
-        if on_chunk is not None: on_chunk(logs, np.asarray(carry.episode))
         bar.update(chunk_steps)
         bar.set_postfix(episodes=int(np.min(carry.episode)))
+        if on_chunk is not None and on_chunk(logs, np.asarray(carry.episode)): break
     bar.close()
     return ChunkedResult(carry.agent_state, jax.device_get(carry.logs), compile_seconds, time.perf_counter() - start)
 
-# %% ../nbs/04_loops.ipynb #08236823
+# %% ../nbs/04_loops.ipynb #e8a173b6
 def greedy_returns(env, agent: Agent, agent_state, key: jax.Array, num_episodes: int = 1, max_steps: int = 1000,
                    env_params=None) -> jax.Array:
     "Undiscounted return of one greedy episode in each of `num_episodes` environments."

@@ -7,7 +7,7 @@ __all__ = ['DEEP_SEA_VARIANTS', 'DEEP_SEA_SOLVED', 'check_int', 'deep_sea_action
            'deep_sea_observation', 'deep_sea_transition', 'DeepSea', 'make_deep_sea', 'deep_sea_from_bsuite_id',
            'optimal_actions', 'rollout', 'render_deep_sea', 'solved_at', 'beats_dithering', 'good_fraction_last']
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #448d97d0
+# %% ../../nbs/00_envs.deep_sea.ipynb #d432e9c7
 from functools import partial
 
 import jax
@@ -16,14 +16,14 @@ import numpy as np
 from flax import struct
 from gymnax.environments import environment, spaces
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #6f442061
+# %% ../../nbs/00_envs.deep_sea.ipynb #9e3592a6
 def check_int(name: str, value, low: int = 0) -> int:
     "Return `value` as an `int` if it is an integer (not a bool) `>= low`, else raise a `ValueError` naming `name`."
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #8ec2e699
+# %% ../../nbs/00_envs.deep_sea.ipynb #b32d7e14
 def deep_sea_action_mapping(size: int, mapping_seed: int = 0, randomize_actions: bool = True) -> np.ndarray:
     "bsuite's action map for `size`: `mapping[r, c]` is the action that moves right in cell (r, c)."
     size = check_int('size', size, 1)
@@ -31,7 +31,7 @@ def deep_sea_action_mapping(size: int, mapping_seed: int = 0, randomize_actions:
     if not randomize_actions: return np.ones((size, size), np.int32)
     return np.random.RandomState(mapping_seed).binomial(1, 0.5, [size, size]).astype(np.int32)
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #80d5b186
+# %% ../../nbs/00_envs.deep_sea.ipynb #94cfcb61
 @struct.dataclass
 class DeepSeaState:
     "Where the agent is, and bsuite's running statistics (which persist across episodes)."
@@ -49,13 +49,13 @@ class DeepSeaParams:
     deterministic: jax.Array       # bool: False gives bsuite's stochastic ('windy') variant
     unscaled_move_cost: jax.Array  # float32: each right move costs unscaled_move_cost / N
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #69b865cb
+# %% ../../nbs/00_envs.deep_sea.ipynb #5e46a05b
 def deep_sea_observation(row: jax.Array, column: jax.Array, size: int) -> jax.Array:
     "bsuite's observation: a `size`×`size` float32 one-hot at (row, column), all zeros once `row == size`."
     idx = jnp.arange(size)
     return ((idx[:, None] == row) & (idx[None, :] == column)).astype(jnp.float32)
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #d030dbec
+# %% ../../nbs/00_envs.deep_sea.ipynb #5db1cede
 def deep_sea_transition(key: jax.Array, state: DeepSeaState, action: jax.Array, params: DeepSeaParams,
                         size: int) -> tuple[DeepSeaState, jax.Array, jax.Array]:
     "bsuite's `DeepSea._step` in JAX: returns `(next_state, reward, terminated)`."
@@ -77,9 +77,10 @@ def deep_sea_transition(key: jax.Array, state: DeepSeaState, action: jax.Array, 
         denoised_return=state.denoised_return + treasure.astype(jnp.float32))
     return next_state, reward, terminated
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #45c0380c
+# %% ../../nbs/00_envs.deep_sea.ipynb #59aa2f3f
 class DeepSea(environment.Environment):
     "bsuite's Deep Sea as a gymnax environment (jit- and vmap-able)."
+    one_hot_observations = True      # agents may feed observations to their first layer as row lookups
 
     def __init__(self, size: int, deterministic: bool = True, unscaled_move_cost: float = 0.01,
                  randomize_actions: bool = True, mapping_seed: int = 0):
@@ -142,7 +143,7 @@ class DeepSea(environment.Environment):
     def action_space(self, params=None): return spaces.Discrete(2)
     def observation_space(self, params=None): return spaces.Box(0., 1., (self.size, self.size), jnp.float32)
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #5e49534a
+# %% ../../nbs/00_envs.deep_sea.ipynb #4c39292b
 DEEP_SEA_VARIANTS = ('deterministic', 'stochastic')
 
 def make_deep_sea(size: int, variant: str = 'deterministic', **kwargs) -> DeepSea:
@@ -162,7 +163,7 @@ def deep_sea_from_bsuite_id(bsuite_id: str) -> DeepSea:
     settings = sweep.SETTINGS[bsuite_id]
     return DeepSea(settings['size'], deterministic=experiment == 'deep_sea', mapping_seed=settings['mapping_seed'])
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #eae397ca
+# %% ../../nbs/00_envs.deep_sea.ipynb #cb5dd0db
 def optimal_actions(params: DeepSeaParams) -> jax.Array:
     "The action sequence that reaches the treasure: in cell (t, t), the action that means 'right'."
     n = params.action_mapping.shape[0]
@@ -185,7 +186,7 @@ def rollout(env: DeepSea, params: DeepSeaParams, key: jax.Array, actions: jax.Ar
     _, trace = jax.lax.scan(one_step, state, (jax.random.split(key_steps, actions.shape[0]), actions))
     return trace
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #74f26dcf
+# %% ../../nbs/00_envs.deep_sea.ipynb #26e3177d
 def render_deep_sea(size: int, path=None, values=None, ax=None, title: str | None = None, cmap: str = 'viridis'):
     "Draw the Deep Sea grid with an optional `path` of (row, column) cells and optional per-cell `values` [N, N]."
     import matplotlib.pyplot as plt
@@ -206,7 +207,7 @@ def render_deep_sea(size: int, path=None, values=None, ax=None, title: str | Non
     ax.set_title(title or f'Deep Sea, N={size}')
     return ax
 
-# %% ../../nbs/00_envs.deep_sea.ipynb #22a4ae0c
+# %% ../../nbs/00_envs.deep_sea.ipynb #e52f970a
 DEEP_SEA_SOLVED = {'deterministic': (0.9, 1), 'stochastic': (0.8, 100)}   # (threshold, first episode that counts)
 
 
