@@ -7,7 +7,7 @@ __all__ = ['BootDQNHparams', 'BootDQNConfig', 'dqn_config', 'BootDQNState', 'ran
            'TDContext', 'EnsembleRules', 'uniform_head', 'make_ensemble_agent', 'make_boot_dqn',
            'first_treasure_episode']
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #0ff82f5c
+# %% ../../nbs/10_agents.boot_dqn.ipynb #e702a387
 from dataclasses import dataclass, replace
 from typing import Any, Callable, NamedTuple
 
@@ -21,7 +21,7 @@ from ..ensembles import make_ensemble, one_hot_index, EnsembleNetwork
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, bootstrap_mask
 from ..loops import Agent, EnvSpec, Transition, check_int
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #b303c5da
+# %% ../../nbs/10_agents.boot_dqn.ipynb #d568de3d
 @struct.dataclass
 class BootDQNHparams:
     "Numeric hyperparameters: traced, so a sweep over any of them is one `vmap`."
@@ -78,7 +78,7 @@ def dqn_config(**overrides) -> BootDQNConfig:
                     min_replay_size=100)
     return BootDQNConfig(**{**defaults, **overrides})
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #3926c19e
+# %% ../../nbs/10_agents.boot_dqn.ipynb #bd6c26f4
 @struct.dataclass
 class BootDQNState:
     online: Any
@@ -100,7 +100,7 @@ def random_argmax(key: jax.Array, values: jax.Array) -> jax.Array:
     noise = jax.random.uniform(key, values.shape)
     return jnp.argmax(jnp.where(values == values.max(), noise, -1.))
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #2b9bfce7
+# %% ../../nbs/10_agents.boot_dqn.ipynb #77cffa21
 def q_learning_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: jax.Array,
                   q_next: jax.Array) -> jax.Array:
     "Q-learning TD errors `r + discount * max_a' q_next - q[action]` for members on the second-to-last axis."
@@ -113,7 +113,7 @@ def member_losses(td: jax.Array, mask: jax.Array) -> jax.Array:
     "Each member's loss `mean_B(m * td^2)` (bsuite's) from TD errors and masks `[B, K]`: shape `[K]`."
     return (mask * td ** 2).mean(0)
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #3101e70e
+# %% ../../nbs/10_agents.boot_dqn.ipynb #5d4c942e
 class TDContext(NamedTuple):
     "What a `reward_bonus` rule sees: the batch's TD errors `[B, K]` before any bonus, Q-values `[B, K, A]`, ..."
     td: jax.Array
@@ -137,7 +137,7 @@ def uniform_head(state, key: jax.Array) -> jax.Array:
     "Thompson-style head choice: uniform over all members."
     return jax.random.randint(key, (), 0, state.head_reward.shape[0])
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #262717bf
+# %% ../../nbs/10_agents.boot_dqn.ipynb #acab79ed
 def make_ensemble_agent(config: BootDQNConfig, spec: EnvSpec, rules: EnsembleRules = EnsembleRules()) -> Agent:
     "An ensemble Q-learner with the learning rules of `rules` (Bootstrapped DQN where a rule is `None`)."
     K, A = config.num_ensemble, spec.num_actions
@@ -231,7 +231,7 @@ def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
     "Bootstrapped DQN (or DQN, with `dqn_config`) as an `Agent` for an environment with `spec`."
     return make_ensemble_agent(config, spec)
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #f69e2c69
+# %% ../../nbs/10_agents.boot_dqn.ipynb #d36a05fe
 def first_treasure_episode(denoised_return: np.ndarray) -> np.ndarray:
     "Per seed, the first episode (1-based) whose cumulative `denoised_return` is positive; 0 if none."
     found = np.asarray(denoised_return) > 0
