@@ -7,7 +7,7 @@ __all__ = ['BootDQNHparams', 'BootDQNConfig', 'dqn_config', 'BootDQNState', 'ran
            'TDContext', 'EnsembleRules', 'uniform_head', 'make_ensemble_agent', 'make_boot_dqn',
            'first_treasure_episode']
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #e702a387
+# %% ../../nbs/10_agents.boot_dqn.ipynb #bb401d86
 from dataclasses import dataclass, replace
 from typing import Any, Callable, NamedTuple
 
@@ -21,7 +21,7 @@ from ..ensembles import make_ensemble, one_hot_index, EnsembleNetwork
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, bootstrap_mask
 from ..loops import Agent, EnvSpec, Transition, check_int
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #d568de3d
+# %% ../../nbs/10_agents.boot_dqn.ipynb #fa8a45b6
 @struct.dataclass
 class BootDQNHparams:
     "Numeric hyperparameters: traced, so a sweep over any of them is one `vmap`."
@@ -78,7 +78,7 @@ def dqn_config(**overrides) -> BootDQNConfig:
                     min_replay_size=100)
     return BootDQNConfig(**{**defaults, **overrides})
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #bd6c26f4
+# %% ../../nbs/10_agents.boot_dqn.ipynb #8449128d
 @struct.dataclass
 class BootDQNState:
     online: Any
@@ -100,7 +100,7 @@ def random_argmax(key: jax.Array, values: jax.Array) -> jax.Array:
     noise = jax.random.uniform(key, values.shape)
     return jnp.argmax(jnp.where(values == values.max(), noise, -1.))
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #77cffa21
+# %% ../../nbs/10_agents.boot_dqn.ipynb #480b8346
 def q_learning_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: jax.Array,
                   q_next: jax.Array) -> jax.Array:
     "Q-learning TD errors `r + discount * max_a' q_next - q[action]` for members on the second-to-last axis."
@@ -113,7 +113,7 @@ def member_losses(td: jax.Array, mask: jax.Array) -> jax.Array:
     "Each member's loss `mean_B(m * td^2)` (bsuite's) from TD errors and masks `[B, K]`: shape `[K]`."
     return (mask * td ** 2).mean(0)
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #5d4c942e
+# %% ../../nbs/10_agents.boot_dqn.ipynb #07af9c39
 class TDContext(NamedTuple):
     "What a `reward_bonus` rule sees: the batch's TD errors `[B, K]` before any bonus, Q-values `[B, K, A]`, ..."
     td: jax.Array
@@ -137,7 +137,7 @@ def uniform_head(state, key: jax.Array) -> jax.Array:
     "Thompson-style head choice: uniform over all members."
     return jax.random.randint(key, (), 0, state.head_reward.shape[0])
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #acab79ed
+# %% ../../nbs/10_agents.boot_dqn.ipynb #cbedb148
 def make_ensemble_agent(config: BootDQNConfig, spec: EnvSpec, rules: EnsembleRules = EnsembleRules()) -> Agent:
     "An ensemble Q-learner with the learning rules of `rules` (Bootstrapped DQN where a rule is `None`)."
     K, A = config.num_ensemble, spec.num_actions
@@ -214,9 +214,10 @@ def make_ensemble_agent(config: BootDQNConfig, spec: EnvSpec, rules: EnsembleRul
                     mask=bootstrap_mask(k_mask, K, state.hparams.mask_prob))
         if config.cache_priors:
             item.update(prior_obs=net.apply(state.prior, x), prior_next=net.apply(state.prior, x_next))
+        acting = jnp.arange(K) == state.head                     # one-hot: elementwise, so it vmaps without scatter
         state = state.replace(replay=replay_add(state.replay, item), env_steps=state.env_steps + 1,
-                              head_reward=state.head_reward.at[state.head].add(item['reward']),
-                              head_steps=state.head_steps.at[state.head].add(1))
+                              head_reward=state.head_reward + acting * item['reward'],
+                              head_steps=state.head_steps + acting)
         learn = (state.replay.size >= config.min_replay_size) & (state.env_steps % config.sgd_period == 0)
         state, metrics = jax.lax.cond(learn, sgd, no_sgd, state, k_sgd)
         metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32))
@@ -231,7 +232,7 @@ def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
     "Bootstrapped DQN (or DQN, with `dqn_config`) as an `Agent` for an environment with `spec`."
     return make_ensemble_agent(config, spec)
 
-# %% ../../nbs/10_agents.boot_dqn.ipynb #d36a05fe
+# %% ../../nbs/10_agents.boot_dqn.ipynb #7c565683
 def first_treasure_episode(denoised_return: np.ndarray) -> np.ndarray:
     "Per seed, the first episode (1-based) whose cumulative `denoised_return` is positive; 0 if none."
     found = np.asarray(denoised_return) > 0
