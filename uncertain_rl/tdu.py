@@ -7,7 +7,7 @@ __all__ = ['TDU_ABLATIONS', 'HEAD_SELECTIONS', 'prop2_weights', 'td_errors', 'me
            'explorer_bonus', 'tdu_loss', 'ucb1_head', 'explore_prob_head', 'TDUHparams', 'TDUConfig', 'tdu_rules',
            'make_tdu', 'role_returns', 'tree_experiment', 'deep_sea_sweep']
 
-# %% ../nbs/11_tdu.ipynb #998d1a18
+# %% ../nbs/11_tdu.ipynb #437d578c
 from dataclasses import dataclass
 
 import jax
@@ -16,16 +16,17 @@ import numpy as np
 from flax import struct
 
 from .agents.boot_dqn import (BootDQNConfig, EnsembleRules, TDContext, make_ensemble_agent,
-                                          member_losses, q_learning_td, random_argmax)
+                                          member_losses, q_learning_td, random_argmax,
+                                          taken_action_values)
 from .envs.deep_sea import check_int
 from .loops import Agent, EnvSpec
 
-# %% ../nbs/11_tdu.ipynb #e9a2200c
+# %% ../nbs/11_tdu.ipynb #cbaf5444
 def prop2_weights(gamma, rho, phi, kappa, alpha) -> tuple:
     "Proposition 2's weights `(w1, w2, w3)` on the bias terms of V[delta | tau] (V[Q] has weights 1, 1, 1)."
     return (gamma ** 2 * phi - 2 * gamma * kappa + 1, (gamma * alpha - 1) * (gamma * rho - 1), (gamma * rho - 1) ** 2)
 
-# %% ../nbs/11_tdu.ipynb #da892e7b
+# %% ../nbs/11_tdu.ipynb #cfc0125a
 def td_errors(q: jax.Array, action: jax.Array, reward: jax.Array, discount: jax.Array,
               q_next: jax.Array) -> jax.Array:
     "Every member's TD error on every transition, `[B, K]`: online `q[B, K, A]` at s, target `q_next[B, K, A]` at s'."
@@ -44,14 +45,12 @@ def tdu_signal(td: jax.Array, ddof: int = 1, stop_gradient: bool = True) -> jax.
     sigma = member_std(td, ddof)
     return jax.lax.stop_gradient(sigma) if stop_gradient else sigma
 
-# %% ../nbs/11_tdu.ipynb #5997c902
+# %% ../nbs/11_tdu.ipynb #246757b2
 def q_signal(q: jax.Array, action: jax.Array, ddof: int = 1) -> jax.Array:
     "The QU ablation's sigma_Q(s, a): the members' std of Q(s, a), `[B]` from `q[B, K, A]`; no gradient."
-    q_sa = jnp.take_along_axis(q, action[:, None, None].astype(jnp.int32) * jnp.ones(q.shape[:2] + (1,), jnp.int32),
-                               axis=-1)[..., 0]
-    return jax.lax.stop_gradient(member_std(q_sa, ddof))
+    return jax.lax.stop_gradient(member_std(taken_action_values(q, action), ddof))
 
-# %% ../nbs/11_tdu.ipynb #5adfca91
+# %% ../nbs/11_tdu.ipynb #d95b6117
 def explorer_bonus(sigma: jax.Array, num_exploiters: int, num_members: int, beta) -> jax.Array:
     "Per-member reward bonus `[B, K+N]`: `beta * sigma` for explorers (members >= num_exploiters), 0 for exploiters."
     explorer = jnp.arange(num_members) >= num_exploiters
@@ -67,7 +66,7 @@ def tdu_loss(q, q_next, action, reward, discount, mask, num_exploiters: int, bet
     per_member = member_losses(td, mask)
     return per_member.sum(), dict(sigma=sigma, td=td, per_member=per_member)
 
-# %% ../nbs/11_tdu.ipynb #7ce6b575
+# %% ../nbs/11_tdu.ipynb #2d3b824a
 def ucb1_head(key: jax.Array, head_reward: jax.Array, head_steps: jax.Array, eta) -> jax.Array:
     "UCB1 over heads: untried heads first, then argmax of mean reward + eta * sqrt(log n / n(k)); random ties."
     n_k = head_steps.astype(jnp.float32)
@@ -83,7 +82,7 @@ def explore_prob_head(key: jax.Array, num_exploiters: int, num_explorers: int, p
                      num_exploiters + jax.random.randint(k_explore, (), 0, num_explorers),
                      jax.random.randint(k_exploit, (), 0, num_exploiters))
 
-# %% ../nbs/11_tdu.ipynb #9cb4e273
+# %% ../nbs/11_tdu.ipynb #c1cf2918
 TDU_ABLATIONS = ('none', 'qu', 'q_ucb')
 HEAD_SELECTIONS = ('uniform', 'ucb1', 'explore_prob')
 
@@ -141,7 +140,7 @@ class TDUConfig(BootDQNConfig):
         return TDUHparams(f(self.prior_scale), f(self.learning_rate), f(self.discount), f(self.mask_prob),
                           f(self.epsilon), f(self.beta), f(self.p_explore), f(self.ucb_eta))
 
-# %% ../nbs/11_tdu.ipynb #1933e31c
+# %% ../nbs/11_tdu.ipynb #3a246240
 def tdu_rules(config: TDUConfig) -> EnsembleRules:
     "TDU (or one of its ablations) as rules for the shared ensemble learner."
     K, E, ddof = config.num_exploiters, config.num_ensemble, config.sigma_ddof
@@ -175,7 +174,7 @@ def role_returns(logs: dict) -> dict:
     ret, explorer = np.asarray(logs['episode_return']), np.asarray(logs['explorer']) > 0.5
     return dict(exploiter=np.where(explorer, np.nan, ret), explorer=np.where(explorer, ret, np.nan))
 
-# %% ../nbs/11_tdu.ipynb #4aa6ad84
+# %% ../nbs/11_tdu.ipynb #9f46dc44
 def _sweep(env, max_episode_steps: int, config: TDUConfig, settings: dict, seeds: int, episodes: int, solved_fn,
            num_chunks: int, progress: bool):
     "Train every combination of `settings` (hparam name -> values) x seeds, vmapped, until all have solved."
