@@ -1,0 +1,96 @@
+"""UCB exploration, Ensemble Voting and InfoGain with Q-ensembles (issue 5; spec `ucb_ensembles.md`): learning tests,
+the environments of the comparison through the training loop, and the command line.
+
+Learning tests (seeds are PRNGKey(0) split into 3; thresholds as stated in each test):
+- Deep Sea 10 (mapping seed 42, 1000 episodes): UCB with lambda = 0.1 and lambda = 1 reaches the treasure in every
+  one of 3 seeds, while epsilon-greedy Double DQN (same schedule) reaches it in none.
+- CartPole-v1 (gymnax, 100,000 steps): UCB reaches a best 100-episode mean return >= 475 (spec §5.4 target 3) in at
+  least 2 of 3 seeds.
+"""
+import json
+import subprocess
+
+import gymnax
+import jax
+import numpy as np
+import pytest
+
+from uncertain_rl.agents.boot_dqn import first_treasure_episode
+from uncertain_rl.envs.chain import Chain, chain_solved_at
+from uncertain_rl.envs.deep_sea import make_deep_sea
+from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
+from uncertain_rl.ucb import ucb_agent_config, make_ucb, best_moving_average, compare_agents
+
+
+def train_seeds(env, config, steps, episodes, seeds=3, hparams=None):
+    agent = make_ucb(config, gymnax_spec(env))
+    run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=episodes))
+    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
+    return run_chunked(run, keys, hparams, num_chunks=10, progress=False).logs
+
+
+@pytest.mark.slow
+def test_ucb_finds_the_deep_sea_10_treasure_and_ddqn_does_not():
+    env = make_deep_sea(10, mapping_seed=42)
+    solved, logs = compare_agents(env, 10, 1000, 3, lambda l: first_treasure_episode(l['denoised_return']),
+                                  agents=(('DDQN', 'ddqn', {}), ('UCB λ=0.1', 'ucb', {}),
+                                          ('UCB λ=1', 'ucb', dict(ucb_lambda=1.))))
+    assert (solved['UCB λ=0.1'] > 0).all() and (solved['UCB λ=1'] > 0).all(), solved
+    assert (solved['DDQN'] == 0).all(), solved
+
+
+@pytest.mark.slow
+def test_ucb_learns_cartpole():
+    env, _ = gymnax.make('CartPole-v1')
+    logs = train_seeds(env, ucb_agent_config('ucb'), 100_000, 2000)
+    best = best_moving_average(logs['episode_return'])
+    assert (best >= 475).sum() >= 2, best
+
+
+def test_mountaincar_and_cartpole_run_through_the_loop():
+    """gymnax's MountainCar-v0 and CartPole-v1 through the same loop: episodes end at the time limit (200, 500 steps)
+    or earlier, the MountainCar return is -1 per step, and nothing is NaN."""
+    for name, limit in (('MountainCar-v0', 200), ('CartPole-v1', 500)):
+        env, _ = gymnax.make(name)
+        logs = train_seeds(env, ucb_agent_config('ucb_infogain', hidden_sizes=(16,), batch_size=16), 1200, 20, seeds=2)
+        ran = np.isfinite(logs['episode_return'])
+        assert ran.sum(1).min() >= 2 and (logs['episode_length'][ran] <= limit).all()
+        assert np.isfinite(logs['loss'][ran]).all()
+        if name == 'MountainCar-v0':
+            np.testing.assert_array_equal(logs['episode_return'][ran], -logs['episode_length'][ran])
+
+
+def test_chain_solved_by_ucb_in_ci():
+    """Spec §5.4 target 1 at N = 10 with one seed (the CI-sized case): UCB (lambda = 0.1) solves the chain within 300
+    episodes (calibration: solved at episode ~?)."""
+    env = Chain(10)
+    logs = train_seeds(env, ucb_agent_config('ucb'), 300 * env.horizon, 300, seeds=1)
+    assert 0 < chain_solved_at(logs['episode_return'])[0] <= 200
+
+
+def cli(*args):
+    return subprocess.run(['uncertain-rl', *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize('agent, extra', [('ucb', ['--ucb-lambda', '1']), ('vote', ['--rho', '0.5']),
+                                          ('ucb_infogain', ['--temperature', '2', '--rho', '1'])])
+def test_cli_trains_the_ensemble_agents(tmp_path, agent, extra):
+    r = cli('train', '--agent', agent, '--env', 'chain', '--size', '5', '--episodes', '20', '--seeds', '2',
+            *extra, '--out', str(tmp_path), '--no-progress')
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / 'summary.json').read_text())
+    assert summary['agent_config']['acting'] == ('vote' if agent == 'vote' else 'ucb')
+    if '--rho' in extra: assert summary['agent_config']['rho'] == float(extra[extra.index('--rho') + 1])
+    assert 'solved_at' in r.stdout and 'best_100_mean' in r.stdout
+
+
+def test_cli_ensemble_agents_through_the_bsuite_bridge(tmp_path):
+    r = cli('train', '--agent', 'ucb_infogain', '--env', 'bsuite:deep_sea/0', '--episodes', '3', '--seeds', '1',
+            '--out', str(tmp_path), '--no-progress')
+    assert r.returncode == 0, r.stderr
+    assert list((tmp_path / 'bsuite' / 'seed_0').glob('*.csv'))
+
+
+def test_cli_rejects_ucb_options_for_other_agents(tmp_path):
+    r = cli('train', '--agent', 'boot_dqn', '--ucb-lambda', '0.1', '--out', str(tmp_path))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and '--ucb-lambda' in r.stderr
