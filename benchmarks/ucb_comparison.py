@@ -4,10 +4,11 @@ seeds solved and episodes to solve against problem size, one line per agent.
     python benchmarks/ucb_comparison.py --chain-sizes 10 20 30 --deep-sea-sizes 10 15 20 --seeds 5
 
 Per environment and size, `compare_agents` trains all K = 10 agents (Bootstrapped DQN, Ensemble Voting, UCB with
-lambda in {0, 0.1, 1}, UCB + InfoGain) x seeds as one compiled, vmapped run, and Double DQN (K = 1) as a second; a
-run stops early once every run has solved. Solved: chain, the first of 100 consecutive episodes that reach s_N
+lambda in {0, 0.1, 1}, UCB + InfoGain) x seeds as one compiled, vmapped run, and Double DQN (K = 1) as a second,
+each for the whole episode budget. Solved: chain, the first of 100 consecutive episodes that reach s_N
 (`chain_solved_at`); Deep Sea, bsuite's rule (`solved_at`: fewer than 90% bad episodes so far). Unsolved runs count
-at the episode budget in the median. `--no-epsilon` turns epsilon-greedy off for every agent (spec §7.1: the paper
+at the episode budget in the median. Also recorded: the first successful episode (chain: reached s_N; Deep Sea:
+found the treasure) and the fraction of the last 100 episodes that succeed. `--no-epsilon` turns epsilon-greedy off for every agent (spec §7.1: the paper
 is ambiguous; report both). Writes `results.csv`, `summary.md` and `ucb_comparison.png` to `--out`.
 """
 import argparse, json, os, platform, time
@@ -15,7 +16,6 @@ import argparse, json, os, platform, time
 import jax
 import numpy as np
 
-from uncertain_rl.agents.boot_dqn import first_treasure_episode
 from uncertain_rl.envs.chain import Chain, chain_solved_at
 from uncertain_rl.envs.deep_sea import make_deep_sea, solved_at
 from uncertain_rl.ucb import COMPARISON_AGENTS, compare_agents
@@ -25,6 +25,17 @@ def deep_sea_solved(logs):
     "bsuite's solved-at episode; episodes not run yet never count."
     bad = np.where(np.isnan(logs['episode_return']), np.iinfo(np.int32).max, logs['total_bad_episodes'])
     return solved_at(bad)
+
+
+def chain_solved(logs):
+    return chain_solved_at(logs['episode_return'])
+
+
+def successes(env_name, logs):
+    "Per seed and episode, whether the episode succeeded: reached s_N (chain) or found the treasure (Deep Sea)."
+    if env_name == 'chain': return logs['episode_return'] >= 1
+    found = np.nan_to_num(logs['denoised_return'])
+    return np.diff(found, axis=-1, prepend=0.) > 0
 
 
 def main(argv=None):
@@ -51,7 +62,7 @@ def main(argv=None):
         t = time.time()
         if env_name == 'chain':
             env = Chain(size)
-            solved, logs = compare_agents(env, env.horizon, episodes, args.seeds, chain_solved_at, progress=True,
+            solved, logs = compare_agents(env, env.horizon, episodes, args.seeds, chain_solved, progress=True,
                                           **config)
         else:
             env = make_deep_sea(size, mapping_seed=42)
@@ -59,13 +70,15 @@ def main(argv=None):
         print(f'{env_name} {size}: {time.time() - t:.0f} s', flush=True)
         for label in labels:
             ran = np.isfinite(logs[label]['episode_return']).sum(-1)
-            first = (first_treasure_episode(logs[label]['denoised_return']) if env_name == 'deep_sea'
-                     else np.where((logs[label]['episode_return'] >= 1).any(-1),
-                                   (logs[label]['episode_return'] >= 1).argmax(-1) + 1, 0))
+            ok = successes(env_name, logs[label])
+            first = np.where(ok.any(-1), ok.argmax(-1) + 1, 0)
+            last100 = ok[:, -100:].mean(-1)
             for seed in range(args.seeds):
                 rows.append(dict(env=env_name, size=size, agent=label, seed=seed, solved_at=int(solved[label][seed]),
-                                 first_success=int(first[seed]), episodes_run=int(ran[seed]), budget=episodes))
-            print(f'  {label:<18} solved at {solved[label].tolist()}  first success {first.tolist()}', flush=True)
+                                 first_success=int(first[seed]), last100_success=round(float(last100[seed]), 2),
+                                 episodes_run=int(ran[seed]), budget=episodes))
+            print(f'  {label:<18} solved at {solved[label].tolist()}  first success {first.tolist()}  '
+                  f'last-100 success {np.round(last100, 2).tolist()}', flush=True)
     with open(os.path.join(args.out, 'results.csv'), 'w') as f:
         keys = list(rows[0])
         f.write(','.join(keys) + '\n' + ''.join(','.join(str(r[k]) for k in keys) + '\n' for r in rows))
@@ -84,6 +97,15 @@ def main(argv=None):
             for n in sizes:
                 frac, med, _ = stats(env_name, n, label)
                 cells.append(f'{frac:.1f}, {med:.0f}')
+            table.append(f'| {label} | ' + ' | '.join(cells) + ' |')
+        table += [f'\n**{env_name}**: median first successful episode (0: never), mean success rate over the last 100 '
+                  'episodes\n', '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |', '|---|' + '---:|' * len(sizes)]
+        for label in labels:
+            cells = []
+            for n in sizes:
+                rs = [r for r in rows if (r['env'], r['size'], r['agent']) == (env_name, n, label)]
+                cells.append(f"{np.median([r['first_success'] for r in rs]):.0f}, "
+                             f"{np.mean([r['last100_success'] for r in rs]):.2f}")
             table.append(f'| {label} | ' + ' | '.join(cells) + ' |')
     meta = dict(vars(args), seconds=round(time.time() - t0), jax=jax.__version__, device=str(jax.devices()[0]),
                 machine=platform.machine(), cpus=os.cpu_count())

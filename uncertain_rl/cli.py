@@ -7,7 +7,7 @@ __all__ = ['AGENTS', 'ENSEMBLE_AGENTS', 'JAX_ENVS', 'TDU_OPTIONS', 'UCB_OPTIONS'
            'write_atomic', 'episodes_csv', 'agent_config', 'make_agent', 'summarise', 'format_table', 'plot_curves',
            'make_jax_env', 'train_jax_env', 'train_bsuite', 'cmd_train', 'main', 'console_main']
 
-# %% ../nbs/90_cli.ipynb #0b7189b4
+# %% ../nbs/90_cli.ipynb #c3e3a5f3
 import argparse
 import json
 import os
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-# %% ../nbs/90_cli.ipynb #1f6d827b
+# %% ../nbs/90_cli.ipynb #ac3d5d9d
 AGENTS = ('boot_dqn', 'dqn', 'tdu', 'ddqn', 'vote', 'ucb', 'ucb_infogain')
 ENSEMBLE_AGENTS = ('ddqn', 'vote', 'ucb', 'ucb_infogain')  # the Q-ensemble agents of `uncertain_rl.ucb`
 JAX_ENVS = ('deep_sea', 'deep_sea_stochastic', 'binary_tree', 'chain', 'cartpole', 'mountaincar')
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument('--no-progress', action='store_true', help='no progress bar')
     return p
 
-# %% ../nbs/90_cli.ipynb #cb3611f0
+# %% ../nbs/90_cli.ipynb #51220f94
 def check_args(args) -> None:
     "Raise `UsageError` (one line) for any invalid option."
     if args.agent not in AGENTS: raise UsageError(f"--agent must be one of {', '.join(AGENTS)}, got {args.agent!r}")
@@ -101,7 +101,7 @@ def check_args(args) -> None:
     except OSError as e:
         raise UsageError(f"--out {args.out!r} is not writable: {e.strerror or e}")
 
-# %% ../nbs/90_cli.ipynb #9e2dc619
+# %% ../nbs/90_cli.ipynb #43c6d096
 def write_atomic(path, data, mode: str = 'w') -> None:
     "Write `data` (str or bytes) to `path` through a temporary file in the same directory and a rename."
     path = Path(path)
@@ -126,7 +126,7 @@ def episodes_csv(logs: dict, seeds, done) -> str:
         frames.append(pd.DataFrame(cols))
     return pd.concat(frames).to_csv(index=False)
 
-# %% ../nbs/90_cli.ipynb #82041cca
+# %% ../nbs/90_cli.ipynb #02458f48
 def agent_config(args):
     "The agent configuration the options ask for."
     from uncertain_rl.agents.boot_dqn import BootDQNConfig, dqn_config
@@ -134,8 +134,10 @@ def agent_config(args):
     from uncertain_rl.ucb import ucb_agent_config
     if args.agent in ENSEMBLE_AGENTS: cfg = ucb_agent_config(args.agent)
     else: cfg = {'boot_dqn': BootDQNConfig, 'dqn': dqn_config, 'tdu': TDUConfig}[args.agent]()
-    overrides = {name: getattr(args, name) for name in ('prior_scale',) + TDU_OPTIONS + tuple(UCB_OPTIONS)
-                 if getattr(args, name, None) is not None}
+    from uncertain_rl.ucb import CONTROL_OVERRIDES
+    overrides = dict(CONTROL_OVERRIDES) if args.env in ('cartpole', 'mountaincar') else {}
+    overrides.update({name: getattr(args, name) for name in ('prior_scale',) + TDU_OPTIONS + tuple(UCB_OPTIONS)
+                      if getattr(args, name, None) is not None})
     return replace(cfg, **overrides)
 
 
@@ -204,7 +206,7 @@ def plot_curves(logs: dict, seeds, path, title: str) -> None:
     fig.savefig(tmp, dpi=100); plt.close(fig)
     os.replace(tmp, path)
 
-# %% ../nbs/90_cli.ipynb #9f126f58
+# %% ../nbs/90_cli.ipynb #39d1395b
 def make_jax_env(args) -> tuple:
     "The JAX environment the options ask for: `(env, variant for the summary, longest episode)`."
     if args.env == 'binary_tree':
@@ -258,7 +260,7 @@ def train_bsuite(args, out: Path) -> dict:
     return dict(logs=stacked, seeds=seeds, greedy=np.asarray(greedy), size=None, variant=None, compile_seconds=float('nan'),
                 run_seconds=time.perf_counter() - start)
 
-# %% ../nbs/90_cli.ipynb #a132f8b8
+# %% ../nbs/90_cli.ipynb #aadc8fa2
 def cmd_train(args) -> int:
     "`uncertain-rl train`: train, print the summary, write the run directory."
     import jax
