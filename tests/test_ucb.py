@@ -34,7 +34,9 @@ def train_seeds(env, config, steps, episodes, seeds=3, hparams=None):
 def test_ucb_finds_the_deep_sea_10_treasure_more_often_than_ddqn():
     """Spec §5.4 target 2. Calibration (this exact run): first treasure episode per seed DDQN [40, 0, 0],
     UCB lambda=0.1 [44, 0, 67], lambda=1 [103, 97, 67]. Seed 0's early find is the shared uniform warm-up (every agent
-    finds it near episode 40 with the same keys); after that only the ensembles keep finding new treasure."""
+    finds it near episode 40 with the same keys). The DDQN bound is a property of these 3 seeds rather than a general
+    claim: over the comparison's 5 seeds and 300 episodes DDQN found the treasure in 3, UCB lambda=1 in 5
+    (benchmarks/README.md)."""
     env = make_deep_sea(10, mapping_seed=42)
     solved, logs = compare_agents(env, 10, 1000, 3, lambda l: first_treasure_episode(l['denoised_return']),
                                   agents=(('DDQN', 'ddqn', {}), ('UCB λ=0.1', 'ucb', {}),

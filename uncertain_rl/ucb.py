@@ -8,7 +8,7 @@ __all__ = ['TIE_BREAKS', 'TABLE1_LEARNING_RATE', 'TABLE1_EPSILON', 'ACTING_RULES
            'ensemble_vote', 'vote_entropy', 'info_gain_bonus', 'piecewise_linear', 'best_moving_average', 'UCBHparams',
            'UCBConfig', 'linear_epsilon', 'ucb_rules', 'make_ucb', 'ucb_agent_config', 'compare_agents']
 
-# %% ../nbs/12_ucb.ipynb #4903f723
+# %% ../nbs/12_ucb.ipynb #459e2107
 from dataclasses import dataclass
 
 import jax
@@ -21,7 +21,7 @@ from .ensembles import member_std
 from .envs.deep_sea import check_int
 from .loops import Agent, EnvSpec
 
-# %% ../nbs/12_ucb.ipynb #a9358125
+# %% ../nbs/12_ucb.ipynb #05b462d8
 TIE_BREAKS = ('first', 'random', 'mean_q')
 
 
@@ -51,7 +51,7 @@ def ucb_action(q: jax.Array, lam=0.1, ddof: int = 0, tie_break: str = 'first',
     "UCB exploration (Algorithm 2): the action maximising `ucb_scores(q, lam, ddof)`."
     return break_ties(ucb_scores(q, lam, ddof), tie_break, key, q)
 
-# %% ../nbs/12_ucb.ipynb #0648e7fe
+# %% ../nbs/12_ucb.ipynb #4d490b3c
 def vote_counts(q: jax.Array) -> jax.Array:
     "How many heads of `q [K, A]` have each action as their greedy action, `[A]`."
     return jax.nn.one_hot(jnp.argmax(q, -1), q.shape[-1]).sum(0)
@@ -67,7 +67,7 @@ def vote_entropy(q: jax.Array) -> jax.Array:
     p = vote_counts(q) / q.shape[0]
     return -jnp.sum(jnp.where(p > 0, p * jnp.log(jnp.where(p > 0, p, 1.)), 0.))
 
-# %% ../nbs/12_ucb.ipynb #60b7b571
+# %% ../nbs/12_ucb.ipynb #bd4eb1ec
 def info_gain_bonus(q: jax.Array, temperature=1.) -> jax.Array:
     "InfoGain `b_T(s)` (eq. 15) from `q [K, A]`: mean KL from each head's Boltzmann policy to their average."
     log_p = jax.nn.log_softmax(q / temperature, axis=-1)                          # [K, A]
@@ -76,7 +76,7 @@ def info_gain_bonus(q: jax.Array, temperature=1.) -> jax.Array:
     kl = jnp.sum(jnp.where(log_p > -jnp.inf, jnp.exp(log_p) * (d - log_avg), 0.), axis=-1)
     return jnp.maximum(kl.mean(), 0.)
 
-# %% ../nbs/12_ucb.ipynb #cb1afc56
+# %% ../nbs/12_ucb.ipynb #344f5597
 TABLE1_LEARNING_RATE = ((0., 1e-4), (1e6, 1e-4), (5e6, 5e-5))
 TABLE1_EPSILON = ((0., 1.), (1e6, .1), (5e6, .01))
 
@@ -96,7 +96,7 @@ def best_moving_average(returns, window: int = 100) -> np.ndarray:
         if len(x) > window: out[idx] = np.convolve(x, np.ones(window) / window, 'valid').max()
     return out
 
-# %% ../nbs/12_ucb.ipynb #2ec8d5d8
+# %% ../nbs/12_ucb.ipynb #45c13627
 ACTING_RULES = ('ucb', 'vote', 'bootstrap')
 
 
@@ -158,7 +158,7 @@ class UCBConfig(BootDQNConfig):
                           f(self.epsilon), f(self.epsilon_start), f(self.epsilon_decay_steps), f(self.ucb_lambda),
                           f(self.temperature), f(self.rho), f(ACTING_RULES.index(self.acting)))
 
-# %% ../nbs/12_ucb.ipynb #8a51c56d
+# %% ../nbs/12_ucb.ipynb #8fd38aee
 def linear_epsilon(step, start, end, decay_steps) -> jax.Array:
     "Epsilon falling linearly from `start` to `end` over `decay_steps` steps, then constant."
     return start + (end - start) * jnp.clip(step / jnp.maximum(decay_steps, 1.), 0., 1.)
@@ -201,7 +201,7 @@ def ucb_agent_config(name: str, **overrides) -> UCBConfig:
                    vote=dict(acting='vote'), ucb={}, ucb_infogain=dict(rho=1.))
     return UCBConfig(**{**presets[check_choice('agent', name, UCB_AGENTS)], **overrides})
 
-# %% ../nbs/12_ucb.ipynb #2d04ab00
+# %% ../nbs/12_ucb.ipynb #4b6b0499
 COMPARISON_AGENTS = (('DDQN', 'ddqn', {}), ('Bootstrapped DQN', 'bootstrap', {}), ('Ensemble Voting', 'vote', {}),
                      ('UCB λ=0', 'ucb', dict(ucb_lambda=0.)), ('UCB λ=0.1', 'ucb', {}),
                      ('UCB λ=1', 'ucb', dict(ucb_lambda=1.)), ('UCB+InfoGain', 'ucb_infogain', {}))
