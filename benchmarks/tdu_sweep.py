@@ -12,8 +12,8 @@ import argparse, json, os, platform, time
 import jax
 import numpy as np
 
-from uncertain_rl.envs.deep_sea import beats_dithering
-from uncertain_rl.tdu import deep_sea_sweep
+from uncertain_rl.metrics import beats_dithering
+from uncertain_rl.experiments import deep_sea_sweep
 
 
 def main(argv=None):

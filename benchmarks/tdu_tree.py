@@ -11,7 +11,7 @@ import argparse, json, os, platform, time
 import jax
 import numpy as np
 
-from uncertain_rl.tdu import tree_experiment
+from uncertain_rl.experiments import tree_experiment
 
 
 def main(argv=None):

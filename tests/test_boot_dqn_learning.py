@@ -14,14 +14,16 @@ Measured on 2 CPU cores: about 45 s and 25 s.
 import jax
 import numpy as np
 
-from uncertain_rl.agents.boot_dqn import BootDQNConfig, dqn_config, make_boot_dqn, first_treasure_episode
-from uncertain_rl.envs.deep_sea import DeepSea, solved_at, beats_dithering
+from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
+from uncertain_rl.agents.dqn import DQNConfig, make_dqn
+from uncertain_rl.envs.deep_sea import DeepSea
+from uncertain_rl.metrics import first_treasure_episode, solved_at, beats_dithering
 from uncertain_rl.loops import TrainConfig, train, gymnax_spec, greedy_returns
 
 
-def train_seeds(config, episodes, seeds=5, size=10):
+def train_seeds(make, config, episodes, seeds=5, size=10):
     env = DeepSea(size, mapping_seed=42)
-    agent = make_boot_dqn(config, gymnax_spec(env))
+    agent = make(config, gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=size * episodes, max_episodes=episodes))
     keys = jax.random.split(jax.random.PRNGKey(0), seeds)
     states, logs = jax.jit(jax.vmap(run.run))(keys)
@@ -30,13 +32,13 @@ def train_seeds(config, episodes, seeds=5, size=10):
 
 
 def test_boot_dqn_solves_deep_sea_10():
-    logs, greedy = train_seeds(BootDQNConfig(), episodes=400)
+    logs, greedy = train_seeds(make_boot_dqn, BootDQNConfig(), episodes=400)
     solved = solved_at(logs['total_bad_episodes'])
     ok = beats_dithering(solved, 10) & (solved > 0) & (solved <= 400) & (greedy > 0.9)
     assert ok.sum() >= 4, (solved, greedy)
 
 
 def test_dqn_epsilon_greedy_rarely_finds_the_treasure():
-    logs, _ = train_seeds(dqn_config(epsilon=0.05), episodes=500, seeds=10)
+    logs, _ = train_seeds(make_dqn, DQNConfig(epsilon=0.05), episodes=500, seeds=10)
     found = first_treasure_episode(logs['denoised_return']) > 0
     assert found.sum() <= 2, first_treasure_episode(logs['denoised_return'])

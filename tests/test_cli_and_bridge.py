@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uncertain_rl.agents.boot_dqn import BootDQNConfig, dqn_config, make_boot_dqn
+from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
+from uncertain_rl.agents.dqn import DQNConfig, make_dqn
 from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
 
 
@@ -56,10 +57,11 @@ def test_cli_through_bsuite_bridge(tmp_path):
 
 
 @pytest.mark.parametrize('bsuite_id', ['deep_sea/0', 'cartpole/0'])
-@pytest.mark.parametrize('config', [BootDQNConfig(num_ensemble=4, min_replay_size=16, batch_size=16), dqn_config()])
-def test_agents_run_through_the_bridge(tmp_path, bsuite_id, config):
+@pytest.mark.parametrize('make, config', [(make_boot_dqn, BootDQNConfig(num_ensemble=4, min_replay_size=16, batch_size=16)),
+                                          (make_dqn, DQNConfig())])
+def test_agents_run_through_the_bridge(tmp_path, bsuite_id, make, config):
     env, spec = load_bsuite(bsuite_id, str(tmp_path))
-    agent = make_boot_dqn(config, spec)
+    agent = make(config, spec)
     state, logs = run_dm_env(env, agent, jax.random.PRNGKey(0), num_episodes=3)
     assert len(logs['episode_return']) == 3 and np.isfinite(logs['loss']).all()
     assert int(state.env_steps) == logs['episode_length'].sum()

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from uncertain_rl.cli import main
-from uncertain_rl.envs.deep_sea import DeepSea, solved_at, beats_dithering
+from uncertain_rl.envs.deep_sea import DeepSea
+from uncertain_rl.metrics import solved_at, beats_dithering
 from uncertain_rl.loops import TrainConfig, train, gymnax_spec, greedy_returns
-from uncertain_rl.tdu import TDUConfig, make_tdu, tree_experiment
+from uncertain_rl.agents.tdu import TDUConfig, make_tdu
+from uncertain_rl.experiments import tree_experiment
 
 TINY = dict(hidden_sizes=(4,), batch_size=4, min_replay_size=4, replay_capacity=50, num_exploiters=3,
             num_explorers=2)

@@ -16,11 +16,13 @@ import jax
 import numpy as np
 import pytest
 
-from uncertain_rl.agents.boot_dqn import first_treasure_episode
-from uncertain_rl.envs.chain import Chain, chain_solved_at
+from uncertain_rl.envs.chain import Chain
 from uncertain_rl.envs.deep_sea import make_deep_sea
 from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
-from uncertain_rl.ucb import ucb_agent_config, make_ucb, best_moving_average, compare_agents, CONTROL_OVERRIDES
+from uncertain_rl.agents.ucb import ucb_agent_config, make_ucb
+from uncertain_rl.experiments import compare_agents
+from uncertain_rl.metrics import first_treasure_episode, chain_solved_at, best_moving_average
+from uncertain_rl.registry import CONTROL_OVERRIDES
 
 
 def train_seeds(env, config, steps, episodes, seeds=3, hparams=None):

@@ -52,16 +52,12 @@ def make_env(name):
 
 
 def make_agent(agent_name, overrides, spec):
-    "The agent of a case (before the registry existed: the modules' own constructors)."
-    from dataclasses import replace
-    from uncertain_rl.agents.boot_dqn import BootDQNConfig, dqn_config, make_boot_dqn
-    from uncertain_rl.tdu import TDUConfig, make_tdu
-    from uncertain_rl.ucb import ucb_agent_config, make_ucb
+    "The agent of a case, built through the registry ('bootstrap' is the UCB family's one-head-per-episode rule)."
+    from uncertain_rl.registry import agent_config, make_agent
+    from uncertain_rl.agents.ucb import ucb_agent_config, make_ucb
     kw = {**SMALL, **overrides}
-    if agent_name == 'boot_dqn': return make_boot_dqn(BootDQNConfig(**kw), spec)
-    if agent_name == 'dqn': return make_boot_dqn(dqn_config(**kw), spec)
-    if agent_name == 'tdu': return make_tdu(TDUConfig(**kw), spec)
-    return make_ucb(ucb_agent_config(agent_name, **kw), spec)
+    if agent_name == 'bootstrap': return make_ucb(ucb_agent_config('bootstrap', **kw), spec)
+    return make_agent(agent_name, agent_config(agent_name, **kw), spec)
 
 
 def fingerprint(x) -> dict:
@@ -102,6 +98,11 @@ def record_all() -> dict:
     return dict(machine=machine(), steps=STEPS, key=KEY, runs=runs)
 
 
+# Logs dropped on purpose, with the reason: DQN has one network, so its head (always 0) and the members' spread of Q
+# (always 0) carry no information; the seams refactor stopped logging them.
+REMOVED = {'dqn': ('logs/head', 'logs/q_std')}
+
+
 def compare(golden: dict, current: dict) -> list:
     "Differences as lines; empty when bit-identical."
     problems = []
@@ -109,6 +110,9 @@ def compare(golden: dict, current: dict) -> list:
         now = current['runs'].get(run)
         if now is None: problems.append(f'{run}: missing'); continue
         for k, fp in fps.items():
+            if k in REMOVED.get(run.split('@')[0], ()):
+                if fp['sum'] != 0: problems.append(f'{run} {k}: removed, but it was not all zeros')
+                continue
             if k not in now: problems.append(f'{run} {k}: missing'); continue
             if now[k]['sha256'] != fp['sha256']:
                 problems.append(f"{run} {k}: differs (sum {fp['sum']!r} -> {now[k]['sum']!r})")

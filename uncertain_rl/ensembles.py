@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['RowLookupDense', 'MLP', 'one_hot_index', 'scale_gradient', 'SharedTorso', 'EnsembleNetwork', 'make_ensemble',
-           'member_std', 'EnsembleParams', 'init_ensemble_params', 'prior_q', 'ensemble_q']
+           'member_std', 'ensemble_q']
 
 # %% ../nbs/02_ensembles.ipynb #3a2e5361
 from typing import Sequence, Callable, NamedTuple
@@ -113,23 +113,6 @@ def member_std(x: jax.Array, ddof: int = 1, axis: int = -1) -> jax.Array:
     return jnp.sqrt(((d - d.mean(axis, keepdims=True)) ** 2).sum(axis) / max(k - ddof, 1))
 
 # %% ../nbs/02_ensembles.ipynb #50cccfd6
-class EnsembleParams(NamedTuple):
-    "Trainable online parameters and frozen prior parameters, member axis first in both."
-    online: dict
-    prior: dict
-
-
-def init_ensemble_params(net: EnsembleNetwork, key: jax.Array, obs: jax.Array) -> EnsembleParams:
-    "Independent initialisations for the online networks and the prior networks."
-    k_online, k_prior = jax.random.split(key)
-    return EnsembleParams(net.init(k_online, obs), net.init(k_prior, obs))
-
-
-def prior_q(net: EnsembleNetwork, params: EnsembleParams, obs: jax.Array) -> jax.Array:
-    "The frozen prior functions `p_k(obs)`, `[K, A]`, with no gradient."
-    return jax.lax.stop_gradient(net.apply(params.prior, obs))
-
-
 def ensemble_q(net: EnsembleNetwork, online: dict, prior_values: jax.Array, prior_scale: float | jax.Array,
                obs: jax.Array) -> jax.Array:
     "`Q_k(obs) = f_k(obs) + prior_scale * p_k(obs)` for all members, `[K, A]`, given the prior values `p_k(obs)`."

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .envs.deep_sea import DeepSea, check_int
+from .checks import check_int
 
 # %% ../nbs/04_loops.ipynb #a4a6fe47
 class Transition(NamedTuple):
