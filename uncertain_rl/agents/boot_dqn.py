@@ -13,8 +13,8 @@ import jax
 import jax.numpy as jnp
 
 from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, q_spread,
-                                            store_transition, td_loss, learn)
+from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
+                                            q_spread, refresh_acting, store_transition, td_loss, learn)
 from ..loops import Agent, EnvSpec
 
 # %% ../../nbs/10b_agents.boot_dqn.ipynb #a6a16225
@@ -30,14 +30,15 @@ def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
 
     def act(state, obs, key):
         k_tie, k_coin, k_action = jax.random.split(key, 3)
-        q = state_q(qnet, state, obs)
+        q = acting_q(qnet, state, obs)
         action = epsilon_greedy(k_coin, k_action, random_argmax(k_tie, q[state.head]), state.hparams.epsilon,
                                 spec.num_actions)
         return action, state.replace(q_std=q_spread(q))
 
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
-        state, metrics = learn(store_transition(state, qnet, config, tr, k_mask), k_sgd, loss, config)
+        state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
+        state, metrics = learn(state, k_sgd, loss, config)
         head = episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))
         return state.replace(head=head), dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32))
 

@@ -5,19 +5,19 @@
 # %% auto #0
 __all__ = ['DQNConfig', 'make_dqn']
 
-# %% ../../nbs/10_agents.dqn.ipynb #106f407e
+# %% ../../nbs/10_agents.dqn.ipynb #a4125c53
 from dataclasses import dataclass
 from functools import partial
 
 import jax
 
 from ..acting import random_argmax, epsilon_greedy, EpsilonSchedule, scheduled_epsilon
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q,
-                                            store_transition, td_loss, learn)
+from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
+                                            refresh_acting, store_transition, td_loss, learn)
 from ..checks import option, integer, number
 from ..loops import Agent, EnvSpec
 
-# %% ../../nbs/10_agents.dqn.ipynb #19b6a1aa
+# %% ../../nbs/10_agents.dqn.ipynb #84b2430a
 @dataclass(frozen=True)
 class DQNConfig(EpsilonSchedule, EnsembleQConfig):
     "DQN: one Q-network, ε-greedy; the defaults are bsuite's `dqn.default_agent` (constant ε = 0.05, no prior)."
@@ -30,6 +30,7 @@ class DQNConfig(EpsilonSchedule, EnsembleQConfig):
     epsilon: float = .05
     epsilon_decay_steps: int = 0
     uniform_warmup: bool = False
+    acting_params: str = 'current'
 
 
 def make_dqn(config: DQNConfig, spec: EnvSpec) -> Agent:
@@ -41,12 +42,12 @@ def make_dqn(config: DQNConfig, spec: EnvSpec) -> Agent:
         k_tie, k_coin, k_action = jax.random.split(key, 3)
         eps = scheduled_epsilon(state.hparams, state.env_steps, state.replay.size < config.min_replay_size,
                                 config.uniform_warmup)
-        action = random_argmax(k_tie, state_q(qnet, state, obs)[0])
+        action = random_argmax(k_tie, acting_q(qnet, state, obs)[0])
         return epsilon_greedy(k_coin, k_action, action, eps, spec.num_actions), state
 
     def observe(state, tr, key):
         k_mask, k_sgd, _ = jax.random.split(key, 3)
-        return learn(store_transition(state, qnet, config, tr, k_mask), k_sgd, loss, config)
+        return learn(refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done), k_sgd, loss, config)
 
     def greedy(state, obs, key):
         return random_argmax(key, state_q(qnet, state, obs)[0])

@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['EnsembleQConfig', 'QNetwork', 'flat_observation', 'make_q_network', 'q_values', 'EnsembleQState', 'replay_item',
-           'init_ensemble_q', 'state_q', 'q_spread', 'store_transition', 'batch_td', 'td_loss', 'learn']
+           'init_ensemble_q', 'state_q', 'acting_q', 'refresh_acting', 'q_spread', 'store_transition', 'batch_td',
+           'td_loss', 'learn']
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #0a70e2d1
+# %% ../../nbs/09_agents.ensemble_q.ipynb #9ab4cdf6
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -16,13 +17,13 @@ import numpy as np
 from flax import struct
 
 from ..checks import Config, option, integer, number, choice, boolean, sizes, optional
-from ..ensembles import EnsembleNetwork, make_ensemble, one_hot_index, ensemble_q
+from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index, ensemble_q
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, bootstrap_mask
 from ..learning import (LOSSES, q_learning_td, double_q_td, member_losses, member_optimizer, fused_step,
                                    periodic_sync)
 from ..loops import EnvSpec, Transition
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #376ed479
+# %% ../../nbs/09_agents.ensemble_q.ipynb #a209490f
 @dataclass(frozen=True)
 class EnsembleQConfig(Config):
     "What every ensemble Q-learner here is built from; the defaults are bsuite's `boot_dqn.default_agent`."
@@ -32,6 +33,9 @@ class EnsembleQConfig(Config):
     head_hidden_sizes: tuple = option((), sizes(allow_empty=True), help='shared torso: hidden layers of each head')
     torso_grad_scale: float | None = option(None, optional(number(0, low_open=True)),
                                             help='shared torso: gradient scale into the torso (None: 1/K)')
+    kernel_init: str = option('haiku', choice(*KERNEL_INITS), help="weight initialisation (haiku: bsuite's)")
+    acting_params: str = option('episode', choice('episode', 'current'),
+                                help='act with the parameters from the episode start (bsuite) or the current ones')
     row_lookup: bool = option(True, boolean(), help='one-hot observations enter the first layer as row lookups')
     cache_priors: bool = option(True, boolean(), help="store the priors' values with each transition")
     batch_size: int = option(128, integer(1), help='replay batch size')
@@ -54,7 +58,7 @@ class EnsembleQConfig(Config):
         if self.head_hidden_sizes and not self.shared_torso:
             raise ValueError("head_hidden_sizes needs shared_torso=True (independent members are whole MLPs already)")
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #2aedf7c6
+# %% ../../nbs/09_agents.ensemble_q.ipynb #34d9703d
 class QNetwork(NamedTuple):
     "An ensemble Q-network for one environment: `net` evaluates all members, `encode` prepares an observation."
     net: EnsembleNetwork
@@ -71,7 +75,8 @@ def make_q_network(config: EnsembleQConfig, spec: EnvSpec) -> QNetwork:
     K, lookup = config.num_ensemble, config.row_lookup and spec.one_hot_obs
     torso_scale = 1. / K if config.torso_grad_scale is None else config.torso_grad_scale
     net = make_ensemble(K, spec.num_actions, config.hidden_sizes, config.shared_torso, lookup,
-                        int(np.prod(spec.obs_shape)), config.head_hidden_sizes, torso_scale)
+                        int(np.prod(spec.obs_shape)), config.head_hidden_sizes, torso_scale,
+                        KERNEL_INITS[config.kernel_init])
     return QNetwork(net, one_hot_index if lookup else flat_observation)
 
 
@@ -79,7 +84,7 @@ def q_values(qnet: QNetwork, online, prior, prior_scale, x: jax.Array) -> jax.Ar
     "Every member's `Q_k(x, .) = f_k(x) + prior_scale * p_k(x)`, `[K, A]`, for an encoded observation `x`."
     return ensemble_q(qnet.net, online, qnet.net.apply(prior, x), prior_scale, x)
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #13993bee
+# %% ../../nbs/09_agents.ensemble_q.ipynb #b53d59f0
 @struct.dataclass
 class EnsembleQState:
     online: Any
@@ -94,6 +99,7 @@ class EnsembleQState:
     head_reward: jax.Array     # [K] extrinsic reward collected while each member acted
     head_steps: jax.Array      # [K] environment steps each member has acted for
     hparams: Any               # the agent's Hparams (traced)
+    acting: Any = None         # with acting_params='episode': the online parameters as the episode began
 
 
 def replay_item(qnet: QNetwork, config: EnsembleQConfig, prior, x, action, reward, discount, x_next,
@@ -116,6 +122,7 @@ def init_ensemble_q(qnet: QNetwork, config: EnsembleQConfig, key: jax.Array, obs
                 mask=jnp.zeros(K, jnp.float32))
     if config.cache_priors: item.update(prior_obs=jnp.zeros((K, A)), prior_next=jnp.zeros((K, A)))
     return EnsembleQState(online=online, target=online, prior=prior,
+                          acting=online if config.acting_params == 'episode' else None,
                           opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm).init(online),
                           replay=replay_init(item, config.replay_capacity),
                           head=jax.random.randint(k_head, (), 0, K), env_steps=jnp.int32(0),
@@ -124,15 +131,27 @@ def init_ensemble_q(qnet: QNetwork, config: EnsembleQConfig, key: jax.Array, obs
 
 
 def state_q(qnet: QNetwork, state: EnsembleQState, obs: jax.Array) -> jax.Array:
-    "The online ensemble's `Q_k(obs, .)`, `[K, A]`, priors included."
+    "The online ensemble's `Q_k(obs, .)`, `[K, A]`, priors included (the values the greedy policy evaluates)."
     return q_values(qnet, state.online, state.prior, state.hparams.prior_scale, qnet.encode(obs))
+
+
+def acting_q(qnet: QNetwork, state: EnsembleQState, obs: jax.Array) -> jax.Array:
+    "The `Q_k(obs, .)` the agent acts on: from the episode's acting parameters, or the online ones."
+    params = state.online if state.acting is None else state.acting
+    return q_values(qnet, params, state.prior, state.hparams.prior_scale, qnet.encode(obs))
+
+
+def refresh_acting(state: EnsembleQState, done: jax.Array) -> EnsembleQState:
+    "At an episode's end, take the online parameters as the next episode's acting parameters (a no-op without them)."
+    if state.acting is None: return state
+    return state.replace(acting=jax.tree.map(lambda a, o: jnp.where(done, o, a), state.acting, state.online))
 
 
 def q_spread(q: jax.Array) -> jax.Array:
     "The diagnostic `q_std`: members' std of `q [K, A]`, averaged over actions (0 for one member)."
     return q.std(0).mean() if q.shape[0] > 1 else jnp.float32(0.)
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #a9e2e24b
+# %% ../../nbs/09_agents.ensemble_q.ipynb #2926caea
 def store_transition(state: EnsembleQState, qnet: QNetwork, config: EnsembleQConfig, tr: Transition,
                      key: jax.Array, reward_bonus: jax.Array | None = None) -> EnsembleQState:
     """Insert `tr` into replay and update the counters.
@@ -156,7 +175,7 @@ def store_transition(state: EnsembleQState, qnet: QNetwork, config: EnsembleQCon
                          head_reward=state.head_reward + acting * jnp.asarray(tr.reward, jnp.float32),
                          head_steps=state.head_steps + acting)
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #fe37f445
+# %% ../../nbs/09_agents.ensemble_q.ipynb #8c4fafbb
 def batch_td(qnet: QNetwork, config: EnsembleQConfig, online, state: EnsembleQState, batch: dict) -> tuple:
     "TD errors `[B, K]` of every member on `batch`, with the online Q `[B, K, A]` at s and target Q at s'."
     batch_apply = jax.vmap(qnet.net.apply, in_axes=(None, 0))                    # [B, ...] -> [B, K, A]

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TDU_ABLATIONS', 'HEAD_SELECTIONS', 'TDUConfig', 'make_tdu']
 
-# %% ../../nbs/11b_agents.tdu.ipynb #2de82a21
+# %% ../../nbs/11b_agents.tdu.ipynb #6c32dbb9
 from dataclasses import dataclass
 from functools import partial
 
@@ -14,8 +14,8 @@ import jax.numpy as jnp
 
 from ..acting import (random_argmax, epsilon_greedy, uniform_head, ucb1_head, explore_prob_head,
                                  episode_head)
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, q_spread,
-                                            store_transition, batch_td, learn)
+from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
+                                            q_spread, refresh_acting, store_transition, batch_td, learn)
 from ..checks import option, integer, number, choice, optional, check_int
 from ..ensembles import member_std
 from ..learning import LOSSES, member_losses
@@ -64,7 +64,7 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
 
     def act(state, obs, key):
         k_tie, k_coin, k_action = jax.random.split(key, 3)
-        q = state_q(qnet, state, obs)
+        q = acting_q(qnet, state, obs)
         values = q[state.head] + state.hparams.beta * member_std(q, ddof, axis=0) if q_ucb else q[state.head]
         action = epsilon_greedy(k_coin, k_action, random_argmax(k_tie, values), state.hparams.epsilon,
                                 spec.num_actions)
@@ -88,7 +88,8 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
 
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
-        state, metrics = learn(store_transition(state, qnet, config, tr, k_mask), k_sgd, loss, config)
+        state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
+        state, metrics = learn(state, k_sgd, loss, config)
         metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32),
                        explorer=(state.head >= evaluated).astype(jnp.float32))
         return state.replace(head=episode_head(tr.done, state.head, next_head(state, k_head))), metrics

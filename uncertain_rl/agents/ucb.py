@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ACTING_RULES', 'UCB_PRESETS', 'UCBConfig', 'make_ucb', 'ucb_agent_config']
 
-# %% ../../nbs/12b_agents.ucb.ipynb #d4a4c7ec
+# %% ../../nbs/12b_agents.ucb.ipynb #8181a926
 from dataclasses import dataclass
 from functools import partial
 
@@ -14,8 +14,8 @@ import jax.numpy as jnp
 
 from ..acting import (random_argmax, epsilon_greedy, uniform_head, episode_head, EpsilonSchedule,
                                  scheduled_epsilon)
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, q_spread,
-                                            store_transition, td_loss, learn)
+from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
+                                            q_spread, refresh_acting, store_transition, td_loss, learn)
 from ..checks import option, number, choice, check_choice
 from ..loops import Agent, EnvSpec
 from ..ucb import TIE_BREAKS, ucb_action, ensemble_vote, vote_entropy, info_gain_bonus
@@ -34,6 +34,7 @@ class UCBConfig(EpsilonSchedule, EnsembleQConfig):
     loss: str = 'huber'
     max_grad_norm: float | None = 10.
     epsilon: float = .01
+    acting_params: str = 'current'
     acting: str = option('ucb', choice(*ACTING_RULES), traced=ACTING_RULES.index,
                          help='acting rule: ucb, vote or bootstrap (one head per episode)')
     ucb_lambda: float = option(.1, number(0), traced=True, help='UCB: weight λ of the heads\' std')
@@ -51,7 +52,7 @@ def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
 
     def act(state, obs, key):
         k_tie, k_coin, k_action = jax.random.split(key, 3)
-        q, h = state_q(qnet, state, obs), state.hparams
+        q, h = acting_q(qnet, state, obs), state.hparams
         action = jax.lax.switch(h.acting.astype(jnp.int32), [
             lambda: ucb_action(q, h.ucb_lambda, config.ucb_ddof, config.ucb_tie_break, k_tie),
             lambda: ensemble_vote(q, config.vote_tie_break, k_tie),
@@ -61,10 +62,10 @@ def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
 
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
-        q = state_q(qnet, state, tr.obs)                         # at s_t, with the parameters that acted
+        q = acting_q(qnet, state, tr.obs)                        # at s_t, with the parameters that acted
         bonus = info_gain_bonus(q, state.hparams.temperature)
         state = store_transition(state, qnet, config, tr, k_mask, reward_bonus=state.hparams.rho * bonus)
-        state, metrics = learn(state, k_sgd, loss, config)
+        state, metrics = learn(refresh_acting(state, tr.done), k_sgd, loss, config)
         metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32), info_gain=bonus,
                        vote_entropy=vote_entropy(q))
         return state.replace(head=episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))), metrics
