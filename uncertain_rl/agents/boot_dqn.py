@@ -12,7 +12,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 
-from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head
+from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, ensemble_vote
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, td_loss, learn)
 from ..loops import Agent, EnvSpec
@@ -43,6 +43,6 @@ def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
         return state.replace(head=head), dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32))
 
     def greedy(state, obs, key):
-        return random_argmax(key, state_q(qnet, state, obs).mean(0))
+        return ensemble_vote(state_q(qnet, state, obs), 'mean_q')
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams())

@@ -7,7 +7,7 @@ __all__ = ['EnsembleQConfig', 'QNetwork', 'flat_observation', 'make_q_network', 
            'init_ensemble_q', 'state_q', 'acting_q', 'refresh_acting', 'q_spread', 'store_transition', 'batch_td',
            'td_loss', 'learn']
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #9ab4cdf6
+# %% ../../nbs/09_agents.ensemble_q.ipynb #29ba8adb
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -21,9 +21,9 @@ from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_in
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, bootstrap_mask
 from ..learning import (LOSSES, q_learning_td, double_q_td, member_losses, member_optimizer, fused_step,
                                    periodic_sync)
-from ..loops import EnvSpec, Transition
+from ..loops import EnvSpec, Transition, any_run
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #a209490f
+# %% ../../nbs/09_agents.ensemble_q.ipynb #d3d6ea7f
 @dataclass(frozen=True)
 class EnsembleQConfig(Config):
     "What every ensemble Q-learner here is built from; the defaults are bsuite's `boot_dqn.default_agent`."
@@ -42,6 +42,7 @@ class EnsembleQConfig(Config):
     replay_capacity: int = option(10_000, integer(1), help='replay capacity')
     min_replay_size: int = option(128, integer(1), help='transitions in replay before learning starts')
     sgd_period: int = option(1, integer(1), help='environment steps between learning steps')
+    sgd_steps_per_update: int = option(1, integer(1), help='SGD steps each time learning is due (rl-zoo: gradient_steps)')
     target_update_period: int = option(4, integer(1), help='learning steps between target syncs')
     double_q: bool = option(False, boolean(), help='per-member Double-DQN targets')
     loss: str = option('squared', choice(*LOSSES), help='per-sample loss')
@@ -58,7 +59,7 @@ class EnsembleQConfig(Config):
         if self.head_hidden_sizes and not self.shared_torso:
             raise ValueError("head_hidden_sizes needs shared_torso=True (independent members are whole MLPs already)")
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #34d9703d
+# %% ../../nbs/09_agents.ensemble_q.ipynb #fd1e726f
 class QNetwork(NamedTuple):
     "An ensemble Q-network for one environment: `net` evaluates all members, `encode` prepares an observation."
     net: EnsembleNetwork
@@ -84,7 +85,7 @@ def q_values(qnet: QNetwork, online, prior, prior_scale, x: jax.Array) -> jax.Ar
     "Every member's `Q_k(x, .) = f_k(x) + prior_scale * p_k(x)`, `[K, A]`, for an encoded observation `x`."
     return ensemble_q(qnet.net, online, qnet.net.apply(prior, x), prior_scale, x)
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #b53d59f0
+# %% ../../nbs/09_agents.ensemble_q.ipynb #24104d2c
 @struct.dataclass
 class EnsembleQState:
     online: Any
@@ -151,7 +152,7 @@ def q_spread(q: jax.Array) -> jax.Array:
     "The diagnostic `q_std`: members' std of `q [K, A]`, averaged over actions (0 for one member)."
     return q.std(0).mean() if q.shape[0] > 1 else jnp.float32(0.)
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #2926caea
+# %% ../../nbs/09_agents.ensemble_q.ipynb #f5fd1df9
 def store_transition(state: EnsembleQState, qnet: QNetwork, config: EnsembleQConfig, tr: Transition,
                      key: jax.Array, reward_bonus: jax.Array | None = None) -> EnsembleQState:
     """Insert `tr` into replay and update the counters.
@@ -175,7 +176,7 @@ def store_transition(state: EnsembleQState, qnet: QNetwork, config: EnsembleQCon
                          head_reward=state.head_reward + acting * jnp.asarray(tr.reward, jnp.float32),
                          head_steps=state.head_steps + acting)
 
-# %% ../../nbs/09_agents.ensemble_q.ipynb #8c4fafbb
+# %% ../../nbs/09_agents.ensemble_q.ipynb #9ffab6ea
 def batch_td(qnet: QNetwork, config: EnsembleQConfig, online, state: EnsembleQState, batch: dict) -> tuple:
     "TD errors `[B, K]` of every member on `batch`, with the online Q `[B, K, A]` at s and target Q at s'."
     batch_apply = jax.vmap(qnet.net.apply, in_axes=(None, 0))                    # [B, ...] -> [B, K, A]
@@ -223,8 +224,13 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
         target = periodic_sync(online, state.target, sgd_steps, config.target_update_period)
         return state.replace(online=online, target=target, opt_state=opt_state, sgd_steps=sgd_steps), metrics
 
+    def burst(state, key):
+        if config.sgd_steps_per_update == 1: return sgd(state, key)
+        state, metrics = jax.lax.scan(sgd, state, jax.random.split(key, config.sgd_steps_per_update))
+        return state, jax.tree.map(lambda m: m.mean(0), metrics)
+
     def no_sgd(state, key):
-        return state, jax.tree.map(lambda m: jnp.zeros(m.shape, m.dtype), jax.eval_shape(sgd, state, key)[1])
+        return state, jax.tree.map(lambda m: jnp.zeros(m.shape, m.dtype), jax.eval_shape(burst, state, key)[1])
 
     due = (state.replay.size >= config.min_replay_size) & (state.env_steps % config.sgd_period == 0)
-    return jax.lax.cond(due, sgd, no_sgd, state, key)
+    return jax.lax.cond(any_run(due), burst, no_sgd, state, key)       # step counts only: every run agrees

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TDU_ABLATIONS', 'HEAD_SELECTIONS', 'TDUConfig', 'make_tdu']
 
-# %% ../../nbs/11b_agents.tdu.ipynb #6c32dbb9
+# %% ../../nbs/11b_agents.tdu.ipynb #b0fbe4de
 from dataclasses import dataclass
 from functools import partial
 
@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from ..acting import (random_argmax, epsilon_greedy, uniform_head, ucb1_head, explore_prob_head,
-                                 episode_head)
+                                 episode_head, ensemble_vote)
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, batch_td, learn)
 from ..checks import option, integer, number, choice, optional, check_int
@@ -95,6 +95,6 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
         return state.replace(head=episode_head(tr.done, state.head, next_head(state, k_head))), metrics
 
     def greedy(state, obs, key):
-        return random_argmax(key, state_q(qnet, state, obs)[:evaluated].mean(0))
+        return ensemble_vote(state_q(qnet, state, obs)[:evaluated], 'mean_q')
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams())

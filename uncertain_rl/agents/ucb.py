@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ACTING_RULES', 'UCB_PRESETS', 'UCBConfig', 'make_ucb', 'ucb_agent_config']
 
-# %% ../../nbs/12b_agents.ucb.ipynb #8181a926
+# %% ../../nbs/12b_agents.ucb.ipynb #40f91630
 from dataclasses import dataclass
 from functools import partial
 
@@ -13,12 +13,12 @@ import jax
 import jax.numpy as jnp
 
 from ..acting import (random_argmax, epsilon_greedy, uniform_head, episode_head, EpsilonSchedule,
-                                 scheduled_epsilon)
+                                 scheduled_epsilon, TIE_BREAKS, ensemble_vote)
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, td_loss, learn)
 from ..checks import option, number, choice, check_choice
 from ..loops import Agent, EnvSpec
-from ..ucb import TIE_BREAKS, ucb_action, ensemble_vote, vote_entropy, info_gain_bonus
+from ..ucb import ucb_action, vote_entropy, info_gain_bonus
 
 # %% ../../nbs/12b_agents.ucb.ipynb #45c13627
 ACTING_RULES = ('ucb', 'vote', 'bootstrap')
