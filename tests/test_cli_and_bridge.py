@@ -1,7 +1,8 @@
 """The command line (as a user runs it, through the installed console script) and the bsuite bridge."""
 import json
+import os
+import stat
 import subprocess
-import sys
 
 import jax
 import numpy as np
@@ -10,17 +11,18 @@ import pytest
 
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from uncertain_rl.agents.dqn import DQNConfig, make_dqn
+from conftest import cli
+from uncertain_rl.cli import main
 from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
 
 
-def cli(*args):
-    return subprocess.run(['uncertain-rl', *args], capture_output=True, text=True, timeout=600)
-
-
 def test_train_writes_the_run_directory(tmp_path):
+    """The console script as a user runs it, under a umask that lets the group read: every result file gets the mode
+    a new file gets (0640 here), not the temporary file's 0600."""
     out = tmp_path / 'run'
-    r = cli('train', '--agent', 'boot_dqn', '--env', 'deep_sea', '--size', '5', '--episodes', '40', '--seeds', '2',
-            '--out', str(out), '--no-progress')
+    r = subprocess.run(['sh', '-c', 'umask 027 && exec uncertain-rl "$@"', 'sh', 'train', '--agent', 'boot_dqn',
+                        '--env', 'deep_sea', '--size', '5', '--episodes', '40', '--seeds', '2', '--out', str(out),
+                        '--no-progress'], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert 'solved_at' in r.stdout and 'compile' in r.stdout
     df = pd.read_csv(out / 'episodes.csv')
@@ -30,6 +32,30 @@ def test_train_writes_the_run_directory(tmp_path):
     assert [row['seed'] for row in summary['results']] == [0, 1]
     assert (out / 'learning_curve.png').stat().st_size > 1000
     assert not list(out.glob('*.tmp*'))
+    for name in ('episodes.csv', 'evaluations.csv', 'summary.json', 'learning_curve.png'):
+        assert stat.S_IMODE(os.stat(out / name).st_mode) == 0o640, name
+
+
+def test_never_is_missing_not_episode_zero(tmp_path, capsys):
+    """DQN on Deep Sea 10 for 20 episodes never finds the treasure: `null` in summary.json, `-` in the table."""
+    assert main(['train', '--agent', 'dqn', '--size', '10', '--episodes', '20', '--seeds', '2',
+                 '--out', str(tmp_path), '--no-progress']) == 0
+    rows = json.loads((tmp_path / 'summary.json').read_text())['results']
+    assert all(r['first_treasure'] is None and r['solved_at'] is None for r in rows), rows
+    table = capsys.readouterr().out.splitlines()
+    header = table[0].split()
+    assert all(line.split()[header.index('first_treasure')] == '-' for line in table[1:3])
+
+
+def test_a_step_budget_logs_every_episode(tmp_path):
+    """`--steps` with episodes of varying length (CartPole): every episode the budget allows is logged, not the
+    first `--episodes` of them."""
+    assert main(['train', '--agent', 'dqn', '--env', 'cartpole', '--steps', '3000', '--episodes', '5', '--seeds', '1',
+                 '--set', 'hidden_sizes=(16,)', '--out', str(tmp_path), '--no-progress']) == 0
+    df = pd.read_csv(tmp_path / 'episodes.csv')
+    summary = json.loads((tmp_path / 'summary.json').read_text())
+    assert len(df) == summary['results'][0]['episodes'] > 5
+    assert 3000 - 500 < df.episode_len.sum() <= 3000
 
 
 @pytest.mark.parametrize('args, word', [

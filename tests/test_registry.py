@@ -1,0 +1,27 @@
+"""Every agent of the registry trains through `run_chunked`, whose vmap names the run axis so that learning's
+step-count decision stays a real `lax.cond` (`loops.any_run`), and gets the same result as a plain `jax.vmap`, where
+the same cond is computed as a `select` of both branches. Learning in bursts (2 SGD steps every 3 environment steps)
+makes the cond matter."""
+import jax
+import numpy as np
+import pytest
+
+from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
+from uncertain_rl.registry import AGENTS, agent_config, make_agent, make_env
+
+SMALL = dict(hidden_sizes=(8,), batch_size=8, min_replay_size=8, sgd_period=3, sgd_steps_per_update=2)
+
+
+@pytest.mark.parametrize('name', list(AGENTS))
+def test_every_agent_learns_the_same_in_lockstep_and_alone(name):
+    env = make_env('deep_sea', 5)
+    agent = make_agent(name, agent_config(name, 'deep_sea', **SMALL), gymnax_spec(env))
+    run = train(TrainConfig(env, agent, num_steps=100, max_episodes=20))
+    keys = jax.vmap(jax.random.PRNGKey)(np.arange(2))
+    chunked = run_chunked(run, keys, num_chunks=2, progress=False)
+    state, logs = jax.jit(jax.vmap(run.run))(keys)
+    np.testing.assert_array_equal(np.asarray(chunked.agent_state.sgd_steps), [62, 62])   # due at steps 9, 12, ..., 99
+    np.testing.assert_array_equal(np.asarray(state.sgd_steps), [62, 62])
+    np.testing.assert_array_equal(chunked.logs['total_bad_episodes'], np.asarray(logs['total_bad_episodes']))
+    np.testing.assert_allclose(chunked.logs['loss'], np.asarray(logs['loss']), rtol=1e-4, atol=1e-6)
+    assert np.isfinite(chunked.logs['loss']).all()
