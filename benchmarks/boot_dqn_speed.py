@@ -13,7 +13,6 @@ import time
 from dataclasses import replace
 
 import jax
-import numpy as np
 
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from uncertain_rl.envs.deep_sea import DeepSea

@@ -123,6 +123,9 @@ def compare(golden: dict, current: dict) -> list:
 
 if __name__ == '__main__':
     what = sys.argv[1] if len(sys.argv) > 1 else 'check'
+    if what not in ('record', 'check'):
+        print(f'usage: python tools/golden.py record|check (got {what!r})', file=sys.stderr)
+        raise SystemExit(2)
     if what == 'record':
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(json.dumps(record_all(), indent=1, sort_keys=True) + '\n')
