@@ -11,7 +11,7 @@ the command line.
   two or more of 10 would happen with probability about 1.6% at the rate both share.
 - slow: `uncertain-rl train --agent dqn --env cartpole --steps 100000 --seeds 3` (rl-baselines3-zoo's tuned DQN as
   the CartPole preset): a greedy evaluation of at least 475 in at least 2 of 3 seeds. Calibration: best greedy
-  evaluation [500, 500, 404]; the final evaluations [144, 37, 111] show DQN's well-known instability on CartPole.
+  evaluation [500, 500, 500]; the final evaluations [144, 37, 111] show DQN's well-known instability on CartPole.
 """
 import json
 
