@@ -115,24 +115,45 @@ def test_tree_greedy_policy_is_the_exploiters_majority():
     """The seams issue's binary tree run (depth 100, λ = 0, β = 0, 800 episodes' worth of steps, 3 seeds). There, the
     final greedy return was 0 in 2 of 3 seeds while the exploiters reached the goal in 94-98 % of the logged last 100
     episodes. Two things hid it: the command line logged only the first 800 of ~1,160 episodes, and one exploiter
-    head (seed 0, head 8 here) diverged to |Q| ≈ 2e4, so the *mean* of the exploiters chose the dead end at 57 of the
-    100 junctions while 9 of 10 heads chose right. The greedy policy is now the exploiters' majority vote: it reaches
-    the goal exactly when, at every junction, most exploiter heads prefer to continue."""
+    head (seed 0, head 8) diverged to |Q| ≈ 2e4, so the *mean* of the exploiters chose the dead end at 57 of the 100
+    junctions while 9 of 10 heads chose right. The greedy policy is now the exploiters' majority vote (ties: the
+    mean). Checked junction by junction: (1) after training, the greedy policy reaches the goal exactly when at every
+    junction most exploiters prefer to continue (or half do and their mean prefers it); (2) after making one head
+    diverge as that head did (its output layer times -1e4), the same holds, while the mean of the exploiters now
+    chooses a dead end in every seed."""
     from uncertain_rl.agents.ensemble_q import make_q_network, state_q
     res, env, agent = train_registry('tdu', 'binary_tree', 100, episodes=800, seeds=3, prior_scale=0., beta=0.)
-    params = env.default_params
-    cont = 1 - np.asarray(params.terminating_action)
     cfg = TDUConfig(prior_scale=0., beta=0.)
+    K, L = cfg.num_exploiters, 100
+    cont = 1 - np.asarray(env.default_params.terminating_action)          # [L] the action that continues, per depth
     qnet = make_q_network(cfg, gymnax_spec(env))
-    junctions = jax.nn.one_hot(2 * jnp.arange(100), 201)
-    q = jax.vmap(lambda s: jax.vmap(lambda o: state_q(qnet, s, o))(junctions))(res.agent_state)   # [seeds, L, K+N, 2]
-    exploiters = np.asarray(q)[:, :, :cfg.num_exploiters]
-    votes = (exploiters[:, np.arange(100), :, cont] > exploiters[:, np.arange(100), :, 1 - cont]).sum(-1)   # [seeds, L]
-    majority = (votes > cfg.num_exploiters / 2).all(-1)
-    greedy = jax.vmap(lambda s, k: greedy_returns(env, agent, s, k, 1, 100)[0])(
-        res.agent_state, jax.random.split(jax.random.PRNGKey(9), 3))
-    np.testing.assert_array_equal(np.asarray(greedy) == 1., majority)
-    assert (votes < cfg.num_exploiters).any(), 'no head disagrees: the run does not exercise the vote'
+    junctions = jax.nn.one_hot(2 * jnp.arange(L), 2 * L + 1)
+
+    def exploiter_q(states):                                              # [seeds, L, K, 2]
+        return np.asarray(jax.vmap(lambda s: jax.vmap(lambda o: state_q(qnet, s, o))(junctions))(states))[:, :, :K]
+
+    def continue_and_stop(q):                                             # the values of both actions, [seeds, L, K]
+        pick = lambda a: np.take_along_axis(q, np.broadcast_to(a[None, :, None, None], q.shape[:3] + (1,)), -1)[..., 0]
+        return pick(cont), pick(1 - cont)
+
+    def vote_reaches_goal(q):                                             # [seeds]
+        qc, qs = continue_and_stop(q)
+        votes = (qc > qs).sum(-1)
+        return ((votes > K / 2) | ((votes == K / 2) & (qc.mean(-1) > qs.mean(-1)))).all(-1)
+
+    def greedy(states):
+        return np.asarray(jax.vmap(lambda s, k: greedy_returns(env, agent, s, k, 1, L)[0])(
+            states, jax.random.split(jax.random.PRNGKey(9), 3))) == 1.
+
+    q = exploiter_q(res.agent_state)
+    np.testing.assert_array_equal(greedy(res.agent_state), vote_reaches_goal(q))
+    out = res.agent_state.online['params']['Dense_2']
+    diverged = res.agent_state.replace(online={'params': {**res.agent_state.online['params'], 'Dense_2': {
+        'bias': out['bias'].at[:, 0].multiply(-1e4), 'kernel': out['kernel'].at[:, 0].multiply(-1e4)}}})
+    q = exploiter_q(diverged)
+    np.testing.assert_array_equal(greedy(diverged), vote_reaches_goal(q))
+    qc, qs = continue_and_stop(q)
+    assert (qc.mean(-1) < qs.mean(-1)).any(-1).all(), 'the diverged head does not decide the mean: no test of the vote'
 
 
 def test_cli_trains_tdu_on_deep_sea_and_the_tree(tmp_path):
