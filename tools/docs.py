@@ -1,0 +1,94 @@
+"""Build the documentation site into `_docs/` (nbdev's `doc_path`) from the notebooks, without Quarto and without
+re-running them: Sphinx with `myst-nb` reads the stored outputs, the book theme lays the pages out, MathJax is served
+from the site itself (no network), and Sphinx's own search index makes it searchable offline.
+
+    python tools/docs.py            # build _docs/ (warnings are errors)
+    python -m http.server -d _docs  # then open http://127.0.0.1:8000
+
+The home page is README.md; then one page per notebook in the order of the concepts; then an API reference generated
+from the docstrings of every public name (each module's `__all__`).
+"""
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NBS, OUT, SRC = ROOT / 'nbs', ROOT / '_docs', ROOT / '_docs_src'
+
+SECTIONS = {   # caption -> notebooks, in reading order
+    'Environments': ['00_envs.deep_sea', '01_envs.bsuite', '05_envs.binary_tree', '06_envs.chain'],
+    'Building blocks': ['00_checks', '02_ensembles', '03_replay', '04_loops', '07_learning', '08_acting',
+                        '09_agents.ensemble_q'],
+    'Baselines': ['10_agents.dqn', '10b_agents.boot_dqn'],
+    'TDU': ['11_tdu', '11b_agents.tdu'],
+    'UCB with Q-ensembles': ['12_ucb', '12b_agents.ucb'],
+    'Experiments and command line': ['80_metrics', '81_registry', '85_experiments', '90_cli', '98_api'],
+}
+
+CONF = '''
+project = "uncertain_rl"
+author = "uncertain_rl developers"
+extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx-mathjax-offline"]
+nb_execution_mode = "off"                   # the notebooks are committed with their outputs
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+suppress_warnings = ["myst.header"]         # notebooks put their title in the first cell, sections may skip a level
+html_theme = "sphinx_book_theme"
+html_title = "uncertain_rl"
+html_theme_options = {"repository_url": "https://github.com/uncertain-rl/uncertain_rl", "use_repository_button": True,
+                      "show_toc_level": 2}
+autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+autodoc_typehints = "description"
+exclude_patterns = ["_build"]
+'''
+
+
+def public_modules() -> list[str]:
+    "Every module of the package that declares `__all__`, in file order."
+    mods = []
+    for path in sorted((ROOT / 'uncertain_rl').rglob('*.py')):
+        if path.name.startswith('_') and path.name != '__init__.py': continue
+        if '__all__' not in path.read_text(): continue
+        rel = path.relative_to(ROOT).with_suffix('')
+        mods.append('.'.join(rel.parts[:-1] if rel.name == '__init__' else rel.parts))
+    return [m for m in mods if m != 'uncertain_rl']          # the flat API repeats the modules' names
+
+
+def write_sources() -> None:
+    "The Sphinx source folder: conf.py, the README as home page with the table of contents, notebooks, API pages."
+    if SRC.exists(): shutil.rmtree(SRC)
+    SRC.mkdir()
+    (SRC / 'conf.py').write_text(CONF)
+    shutil.copytree(NBS / 'figures', SRC / 'figures')
+    listed = [n for names in SECTIONS.values() for n in names]
+    missing = sorted({p.stem for p in NBS.glob('*.ipynb')} - set(listed) - {'index'})
+    if missing: sys.exit(f'notebooks missing from tools/docs.py SECTIONS: {", ".join(missing)}')
+    for name in listed: shutil.copy(NBS / f'{name}.ipynb', SRC / f'{name}.ipynb')
+    toc = ''.join(f'\n```{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
+                  for caption, names in SECTIONS.items())
+    toc += '\n```{toctree}\n:caption: Reference\n:maxdepth: 1\n\napi\n```\n'
+    readme = (ROOT / 'README.md').read_text()
+    (SRC / 'index.md').write_text(readme + '\n' + toc)
+    api = ['# API reference', '', 'Every public name of the package, from its docstring, module by module.', '']
+    for mod in public_modules():
+        api += [f'## `{mod}`', '', '```{eval-rst}', f'.. automodule:: {mod}', '```', '']
+    (SRC / 'api.md').write_text('\n'.join(api))
+
+
+def build() -> float:
+    "Build the site into `_docs/`; warnings are errors. Returns the build time in seconds."
+    start = time.perf_counter()
+    write_sources()
+    if OUT.exists(): shutil.rmtree(OUT)
+    r = subprocess.run([sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-b', 'html', str(SRC), str(OUT)])
+    shutil.rmtree(ROOT / 'jupyter_execute', ignore_errors=True)   # myst-nb's scratch copy, beside the output folder
+    if r.returncode: sys.exit(r.returncode)
+    (OUT / '.nojekyll').write_text('')                     # GitHub Pages: serve _static/ as it is
+    return time.perf_counter() - start
+
+
+if __name__ == '__main__':
+    seconds = build()
+    print(f'built {OUT} in {seconds:.0f} s')
