@@ -32,6 +32,7 @@ def test_every_notebook_has_a_page_in_the_table_of_contents(site):
 def test_pages_are_self_contained(site):
     for page in site.glob('*.html'):
         html = page.read_text()
+        assert '#| export' not in html and '#| hide' not in html, f'{page.name} shows nbdev directives'
         external = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?://[^"]+)"', html)
         assert not external, (page.name, external)
         for src in re.findall(r'<img[^>]+src="([^"]+)"', html):

@@ -8,6 +8,7 @@ from the site itself (no network), and Sphinx's own search index makes it search
 The home page is README.md; then one page per notebook in the order of the concepts; then an API reference generated
 from the docstrings of every public name (each module's `__all__`).
 """
+import json
 import shutil
 import subprocess
 import sys
@@ -56,6 +57,20 @@ def public_modules() -> list[str]:
     return [m for m in mods if m != 'uncertain_rl']          # the flat API repeats the modules' names
 
 
+def for_readers(path: Path) -> dict:
+    "A notebook as nbdev shows it: `#| hide` and `#| default_exp` cells left out, `#| ` directive lines removed."
+    nb = json.loads(path.read_text())
+    cells = []
+    for cell in nb['cells']:
+        lines = ''.join(cell['source']).splitlines(keepends=True)
+        directives = [ln.strip() for ln in lines if ln.startswith('#|')]
+        if cell['cell_type'] == 'code' and any(d.split()[1:2] in (['hide'], ['default_exp']) for d in directives):
+            continue
+        cell['source'] = [ln for ln in lines if not ln.startswith('#|')]
+        cells.append(cell)
+    return {**nb, 'cells': cells}
+
+
 def write_sources() -> None:
     "The Sphinx source folder: conf.py, the README as home page with the table of contents, notebooks, API pages."
     if SRC.exists(): shutil.rmtree(SRC)
@@ -65,7 +80,7 @@ def write_sources() -> None:
     listed = [n for names in SECTIONS.values() for n in names]
     missing = sorted({p.stem for p in NBS.glob('*.ipynb')} - set(listed) - {'index'})
     if missing: sys.exit(f'notebooks missing from tools/docs.py SECTIONS: {", ".join(missing)}')
-    for name in listed: shutil.copy(NBS / f'{name}.ipynb', SRC / f'{name}.ipynb')
+    for name in listed: (SRC / f'{name}.ipynb').write_text(json.dumps(for_readers(NBS / f'{name}.ipynb')))
     toc = ''.join(f'\n```{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
                   for caption, names in SECTIONS.items())
     toc += '\n```{toctree}\n:caption: Reference\n:maxdepth: 1\n\napi\n```\n'
