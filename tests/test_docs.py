@@ -56,3 +56,12 @@ def test_api_reference_documents_every_public_module(site):
     for mod in docs.public_modules():
         assert f'id="module-{mod}"' in html, mod
     assert 'id="uncertain_rl.agents.tdu.make_tdu"' in html and 'id="uncertain_rl.learning.member_losses"' in html
+
+
+def test_readme_links_to_the_published_site():
+    from configparser import ConfigParser
+    cfg = ConfigParser(); cfg.read(ROOT / 'settings.ini')
+    url = cfg['DEFAULT']['doc_host'] + cfg['DEFAULT']['doc_baseurl']
+    assert url in (ROOT / 'README.md').read_text(), url
+    workflow = (ROOT / '.github' / 'workflows' / 'docs.yml').read_text()
+    assert 'python tools/docs.py' in workflow and 'path: _docs' in workflow
