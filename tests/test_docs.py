@@ -2,9 +2,14 @@
 the committed notebooks, and is readable offline: every notebook has a page, stored figures are in the pages, math is
 rendered by a MathJax served from the site itself, nothing is fetched from another host, and the API reference has
 every public module. (A browser test of the built pages is issue 13's next step.)"""
+import importlib.util
+import json
+import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -65,3 +70,76 @@ def test_readme_links_to_the_published_site():
     assert url in (ROOT / 'README.md').read_text(), url
     workflow = (ROOT / '.github' / 'workflows' / 'docs.yml').read_text()
     assert 'python tools/docs.py' in workflow and 'path: _docs' in workflow
+
+
+CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
+BROWSER_REQUIRED = os.environ.get('UNCERTAIN_RL_BROWSER_TESTS') == 'required'   # set by .ci/run
+SCREENSHOTS = ROOT / '_screenshots'
+TEX_LEFT = ('$$', '\\(', '\\begin{')
+
+
+def serve(folder: Path):
+    "A static server for `folder` on 127.0.0.1 (a free port); returns (process, base URL)."
+    import socket
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, '-m', 'http.server', str(port), '-b', '127.0.0.1', '-d', str(folder)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(50):
+        try:
+            with socket.create_connection(('127.0.0.1', port), timeout=.2): break
+        except OSError: time.sleep(.1)
+    return proc, f'http://127.0.0.1:{port}'
+
+
+def test_every_page_reads_well_in_a_real_browser(site):
+    """Every page in headless Chromium: no console error, no request leaving 127.0.0.1, every image loaded, no raw TeX
+    left in the text, typeset formulas on every page whose notebook has math, no broken internal link. Screenshots of
+    the home page and of the TDU page go to `_screenshots/`."""
+    if not CHROMIUM or not importlib.util.find_spec('playwright'):
+        why = "Debian's chromium and Playwright's Python package are needed (apt-get install chromium)"
+        if BROWSER_REQUIRED: pytest.fail(why)
+        print(f'SKIPPED browser test: {why}'); pytest.skip(why)
+    from playwright.sync_api import sync_playwright
+    with_math = {p.stem for p in (ROOT / 'nbs').glob('*.ipynb')
+                 if any(c['cell_type'] == 'markdown' and '$' in ''.join(c['source'])
+                        for c in json.loads(p.read_text())['cells'])}
+    proc, base = serve(site)
+    problems = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
+            page = browser.new_page(viewport={'width': 1280, 'height': 900})
+            current = {}
+            page.on('console', lambda m: problems.append(f"{current['page']}: console {m.text}")
+                    if m.type == 'error' else None)
+            page.on('request', lambda r: problems.append(f"{current['page']}: request to {r.url}")
+                    if not r.url.startswith((base, 'data:', 'blob:')) else None)
+            page.on('response', lambda r: problems.append(f"{current['page']}: {r.status} {r.url}")
+                    if r.status >= 400 else None)
+            for html in sorted(site.glob('*.html')):
+                current['page'] = html.name
+                page.goto(f'{base}/{html.name}'); page.wait_for_load_state('networkidle')
+                if page.evaluate('!!window.MathJax'):
+                    page.evaluate('MathJax.startup.promise')
+                broken = page.evaluate('[...document.images].filter(i => !i.complete || i.naturalWidth === 0)'
+                                       '.map(i => i.src)')
+                problems += [f'{html.name}: image not loaded {src}' for src in broken]
+                text = page.evaluate('(() => { const a = document.querySelector("article") || document.body;'
+                                     ' const c = a.cloneNode(true); c.querySelectorAll("pre, code, script, style")'
+                                     '.forEach(e => e.remove()); return c.innerText; })()')
+                problems += [f'{html.name}: raw TeX {t!r} in the text' for t in TEX_LEFT if t in text]
+                if html.stem in with_math and page.locator('mjx-container').count() == 0:
+                    problems.append(f'{html.name}: its notebook has math but no formula was typeset')
+                for href in page.evaluate('[...document.querySelectorAll("a[href]")].map(a => a.href)'):
+                    if href.startswith(base):
+                        target = site / href[len(base) + 1:].split('#')[0].split('?')[0]
+                        if not (target.is_file() or (target / 'index.html').is_file()):
+                            problems.append(f'{html.name}: broken link {href}')
+                if html.stem in ('index', '11_tdu'):
+                    SCREENSHOTS.mkdir(exist_ok=True)
+                    page.screenshot(path=str(SCREENSHOTS / f'{html.stem}.png'), full_page=False)
+            browser.close()
+    finally:
+        proc.terminate()
+    assert not problems, '\n'.join(problems[:40])

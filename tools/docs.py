@@ -40,10 +40,15 @@ html_theme = "sphinx_book_theme"
 html_title = "uncertain_rl"
 html_theme_options = {"repository_url": "https://github.com/uncertain-rl/uncertain_rl", "use_repository_button": True,
                       "show_toc_level": 2}
+html_context = {"default_mode": "light"}    # the theme's light/dark switch starts from light
+html_favicon = "favicon.svg"
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
 autodoc_typehints = "description"
 exclude_patterns = ["_build"]
 '''
+
+FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" '
+           'fill="#1f4e79"/><path d="M3 4 L8 12 L13 4" stroke="#fff" stroke-width="2" fill="none"/></svg>')
 
 
 def public_modules() -> list[str]:
@@ -76,6 +81,7 @@ def write_sources() -> None:
     if SRC.exists(): shutil.rmtree(SRC)
     SRC.mkdir()
     (SRC / 'conf.py').write_text(CONF)
+    (SRC / 'favicon.svg').write_text(FAVICON)
     shutil.copytree(NBS / 'figures', SRC / 'figures')
     listed = [n for names in SECTIONS.values() for n in names]
     missing = sorted({p.stem for p in NBS.glob('*.ipynb')} - set(listed) - {'index'})
