@@ -94,7 +94,8 @@ def serve(folder: Path):
 
 def test_every_page_reads_well_in_a_real_browser(site):
     """Every page in headless Chromium: no console error, no request leaving 127.0.0.1, every image loaded, no raw TeX
-    left in the text, typeset formulas on every page whose notebook has math, no broken internal link. Screenshots of
+    left in the text, typeset formulas on every page whose notebook has math, no broken internal link, and a search
+    that finds pages. Screenshots of
     the home page and of the TDU page go to `_screenshots/`."""
     if not CHROMIUM or not importlib.util.find_spec('playwright'):
         why = "Debian's chromium and Playwright's Python package are needed (apt-get install chromium)"
@@ -139,6 +140,9 @@ def test_every_page_reads_well_in_a_real_browser(site):
                 if html.stem in ('index', '11_tdu'):
                     SCREENSHOTS.mkdir(exist_ok=True)
                     page.screenshot(path=str(SCREENSHOTS / f'{html.stem}.png'), full_page=False)
+            current['page'] = 'search.html'                                 # the search box works offline
+            page.goto(f'{base}/search.html?q=bootstrap'); page.wait_for_load_state('networkidle')
+            page.wait_for_selector('#search-results li, ul.search li', timeout=10_000)
             browser.close()
     finally:
         proc.terminate()
