@@ -68,7 +68,7 @@ class LoopCarry(NamedTuple):
     episode: jax.Array         # episodes completed so far (may exceed max_episodes: logs keep the first ones)
     logs: dict                 # per-episode arrays of length max_episodes
     step: jax.Array            # environment steps taken
-    evals: dict                # greedy evaluations, one entry each: 'step', 'episode', 'return' (empty without)
+    evals: dict                # greedy evaluations, one entry each: 'step', 'episode', 'greedy_return' (empty without)
 
 
 @dataclass(frozen=True)
