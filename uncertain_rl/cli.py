@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['NEVER', 'UsageError', 'agent_options', 'build_parser', 'config_overrides', 'check_args', 'write_atomic',
            'episodes_csv', 'summarise', 'format_table', 'plot_curves', 'evaluations_csv', 'train_jax_env',
-           'eval_period', 'train_bsuite', 'cmd_train', 'main', 'console_main']
+           'eval_period', 'snapshot_period', 'train_bsuite', 'cmd_train', 'cmd_view', 'main', 'console_main']
 
 # %% ../nbs/90_cli.ipynb #c3e3a5f3
 import argparse
@@ -61,12 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument('--eval-every', type=int, default=None,
                    help='environment steps between greedy evaluations (default: about 20 per run; 0: none)')
     t.add_argument('--eval-episodes', type=int, default=5, help='greedy episodes per evaluation')
+    t.add_argument('--snapshots', type=int, default=None,
+                   help='snapshots of every Deep Sea cell for the viewer, about this many per run (default 50; 0: none)')
     for name, (kind, help_, agents) in agent_options().items():
         t.add_argument(_flag(name), type=kind, default=None, help=f"{help_} ({'|'.join(agents)})")
     t.add_argument('--set', action='append', default=[], metavar='FIELD=VALUE',
                    help="any field of the agent's config, e.g. --set learning_rate=3e-4 (repeatable)")
     t.add_argument('--out', default=None, help='run directory (default: runs/AGENT-ENV-TIME)')
     t.add_argument('--no-progress', action='store_true', help='no progress bar')
+    v = sub.add_parser('view', help="write RUN_DIR/viewer.html, an offline page of a Deep Sea run's snapshots")
+    v.add_argument('run_dir', help='a run directory written by uncertain-rl train on Deep Sea')
+    v.add_argument('--out', default=None, help='the page to write (default: RUN_DIR/viewer.html)')
     return p
 
 # %% ../nbs/90_cli.ipynb #51220f94
@@ -105,6 +110,12 @@ def check_args(args) -> None:
     if args.steps is not None: check_int('--steps', args.steps, 1)
     if args.eval_every is not None: check_int('--eval-every', args.eval_every, 0)
     check_int('--eval-episodes', args.eval_episodes, 1)
+    if args.snapshots is not None: check_int('--snapshots', args.snapshots, 0)
+    has_cells = args.env in ENVS and hasattr(make_env(args.env, args.size, args.mapping_seed), 'cells')
+    if args.snapshots and not has_cells:
+        raise UsageError(f"--snapshots needs an environment with cells (deep_sea, deep_sea_stochastic), "
+                         f"got --env {args.env}")
+    if args.snapshots is None: args.snapshots = 50 if has_cells else 0
     args.config = agent_config(args.agent, args.env, **config_overrides(args))
     if args.out is None: args.out = f"runs/{args.agent}-{args.env.replace(':', '_').replace('/', '_')}-{time.strftime('%Y%m%d-%H%M%S')}"
     out = Path(args.out)
@@ -231,14 +242,19 @@ def train_jax_env(args, out: Path) -> dict:
     steps = args.steps or longest * args.episodes
     log_size = max(args.episodes if args.steps is None else 1, steps // entry.shortest_episode(env))
     run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=log_size, eval_every=eval_period(args, steps),
-                            eval_episodes=args.eval_episodes, eval_steps=longest))
+                            eval_episodes=args.eval_episodes, eval_steps=longest,
+                            snapshot_every=snapshot_period(args.snapshots, steps, longest)))
     seeds = list(range(args.seed, args.seed + args.seeds))
     keys = jax.vmap(jax.random.PRNGKey)(np.asarray(seeds))
     def on_chunk(logs, done):
         write_atomic(out / 'episodes.csv', episodes_csv(logs, seeds, done))
     res = run_chunked(run, keys, progress=not args.no_progress, on_chunk=on_chunk)
+    snapshots = None
+    if res.snapshots:
+        from uncertain_rl.viz import RunData
+        snapshots = RunData.from_result(res, env, seeds, agent=args.agent, env=args.env)
     return dict(logs={k: np.asarray(v) for k, v in res.logs.items()}, evals=res.evals, seeds=seeds,
-                compile_seconds=res.compile_seconds, run_seconds=res.run_seconds)
+                compile_seconds=res.compile_seconds, run_seconds=res.run_seconds, snapshots=snapshots)
 
 
 def eval_period(args, steps: int) -> int:
@@ -248,6 +264,15 @@ def eval_period(args, steps: int) -> int:
     if args.eval_every and steps % args.eval_every:
         raise UsageError(f"--eval-every must divide the step budget {steps}, got {args.eval_every}")
     return args.eval_every
+
+
+def snapshot_period(count: int, steps: int, episode_length: int) -> int:
+    """Steps between snapshots for about `count` a run (0: none): whole episodes when the budget is whole
+    episodes of `episode_length` (Deep Sea's), and a divisor of the budget, so the count may come out lower."""
+    from uncertain_rl.loops import _num_chunks
+    if not count: return 0
+    unit = episode_length if steps % episode_length == 0 else 1
+    return unit * (steps // unit // _num_chunks(steps // unit, count))
 
 
 def train_bsuite(args, out: Path) -> dict:
@@ -264,7 +289,7 @@ def train_bsuite(args, out: Path) -> dict:
         stacked = {k: np.stack([l[k] for l in all_logs]) for k in logs}
         write_atomic(out / 'episodes.csv', episodes_csv(stacked, seeds[:len(all_logs)], [args.episodes] * len(all_logs)))
     return dict(logs=stacked, evals={}, seeds=seeds, compile_seconds=float('nan'),
-                run_seconds=time.perf_counter() - start)
+                run_seconds=time.perf_counter() - start, snapshots=None)
 
 # %% ../nbs/90_cli.ipynb #aadc8fa2
 def cmd_train(args) -> int:
@@ -288,6 +313,19 @@ def cmd_train(args) -> int:
     if result['evals']: write_atomic(out / 'evaluations.csv', evaluations_csv(result['evals'], result['seeds']))
     plot_curves(result['logs'], result['seeds'], out / 'learning_curve.png', f'{args.agent} on {args.env}',
                 result['evals'])
+    if result['snapshots'] is not None:
+        from uncertain_rl.viz import save_snapshots, SNAPSHOTS_FILE
+        save_snapshots(result['snapshots'], out / SNAPSHOTS_FILE)
+        print(f"snapshots in {out / SNAPSHOTS_FILE}: open them with uncertain_rl.viz.DeepSeaViewer({str(out)!r}) "
+              f"or write an offline page with: uncertain-rl view {out}")
+    return 0
+
+
+def cmd_view(args) -> int:
+    "`uncertain-rl view RUN_DIR`: write the run's offline viewer page."
+    from uncertain_rl.viz import write_viewer_html
+    path = write_viewer_html(args.run_dir, args.out)
+    print(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB): open it in any browser")
     return 0
 
 
@@ -295,6 +333,7 @@ def main(argv=None) -> int:
     "Entry point of the `uncertain-rl` console script."
     try:
         args = build_parser().parse_args(argv)
+        if args.command == 'view': return cmd_view(args)
         check_args(args)
         return cmd_train(args)
     except UsageError as e:

@@ -14,7 +14,8 @@ import jax.numpy as jnp
 
 from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, ensemble_vote
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            q_spread, refresh_acting, store_transition, td_loss, learn)
+                                            q_spread, refresh_acting, store_transition, td_loss, learn,
+                                            cell_q, ensemble_cell_signals)
 from ..loops import Agent, EnvSpec
 
 # %% ../../nbs/10b_agents.boot_dqn.ipynb #a6a16225
@@ -45,4 +46,7 @@ def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
     def greedy(state, obs, key):
         return ensemble_vote(state_q(qnet, state, obs), 'mean_q')
 
-    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams())
+    def cell_signals(state, cells):                      # for the viewer: every member's Q, their mean and std
+        return ensemble_cell_signals(cell_q(qnet, state, cells))
+
+    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)

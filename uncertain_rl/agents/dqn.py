@@ -13,7 +13,8 @@ import jax
 
 from ..acting import random_argmax, epsilon_greedy, EpsilonSchedule, scheduled_epsilon
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            refresh_acting, store_transition, td_loss, learn)
+                                            refresh_acting, store_transition, td_loss, learn,
+                                            cell_q, ensemble_cell_signals)
 from ..checks import option, integer, number
 from ..loops import Agent, EnvSpec
 
@@ -52,4 +53,7 @@ def make_dqn(config: DQNConfig, spec: EnvSpec) -> Agent:
     def greedy(state, obs, key):
         return random_argmax(key, state_q(qnet, state, obs)[0])
 
-    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams())
+    def cell_signals(state, cells):                      # for the viewer: Q on every cell (one network: no spread)
+        return ensemble_cell_signals(cell_q(qnet, state, cells))
+
+    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)

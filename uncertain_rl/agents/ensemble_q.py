@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['EnsembleQConfig', 'QNetwork', 'flat_observation', 'make_q_network', 'q_values', 'EnsembleQState', 'replay_item',
            'init_ensemble_q', 'state_q', 'acting_q', 'refresh_acting', 'q_spread', 'store_transition', 'batch_td',
-           'td_loss', 'learn']
+           'td_loss', 'learn', 'cell_q', 'ensemble_cell_signals', 'cell_td']
 
 # %% ../../nbs/09_agents.ensemble_q.ipynb #29ba8adb
 from dataclasses import dataclass
@@ -21,7 +21,7 @@ from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_in
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, bootstrap_mask
 from ..learning import (LOSSES, q_learning_td, double_q_td, member_losses, member_optimizer, fused_step,
                                    periodic_sync)
-from ..loops import EnvSpec, Transition, any_run
+from ..loops import EnvSpec, Transition, Cells, any_run
 
 # %% ../../nbs/09_agents.ensemble_q.ipynb #d3d6ea7f
 @dataclass(frozen=True)
@@ -234,3 +234,26 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
 
     due = (state.replay.size >= config.min_replay_size) & (state.env_steps % config.sgd_period == 0)
     return jax.lax.cond(any_run(due), burst, no_sgd, state, key)       # step counts only: every run agrees
+
+# %% ../../nbs/09_agents.ensemble_q.ipynb #cellscd1
+def cell_q(qnet: QNetwork, state: EnsembleQState, cells: Cells) -> jax.Array:
+    "Every member's online `Q_k(s, .)`, priors included, on every cell: `[C, K, A]`."
+    return jax.vmap(lambda obs: state_q(qnet, state, obs))(cells.obs)
+
+
+def ensemble_cell_signals(q: jax.Array, members: int | None = None, ddof: int = 0) -> dict:
+    "The standard per-cell entries from `q [C, K, A]`: `q`, and the mean and std over the first `members` members."
+    group = q[:, :members]
+    signals = dict(q=q, q_mean=group.mean(1))
+    if group.shape[1] > 1: signals['q_std'] = group.std(1, ddof=ddof)
+    return signals
+
+
+def cell_td(qnet: QNetwork, config: EnsembleQConfig, state: EnsembleQState, cells: Cells) -> jax.Array:
+    "Every member's TD error on each cell's transition for each action, `[C, A, K]`, as the learner computes it."
+    C, A = cells.transitions.action.shape
+    tr = jax.tree.map(lambda x: x.reshape(C * A, *x.shape[2:]), cells.transitions)
+    item = lambda o, a, r, d, n: replay_item(qnet, config, state.prior, qnet.encode(o), a, r, d, qnet.encode(n),
+                                             jnp.ones(config.num_ensemble))
+    batch = jax.vmap(item)(tr.obs, tr.action, tr.reward, tr.discount, tr.next_obs)
+    return batch_td(qnet, config, state.online, state, batch)[0].reshape(C, A, config.num_ensemble)

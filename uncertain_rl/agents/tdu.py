@@ -15,7 +15,8 @@ import jax.numpy as jnp
 from ..acting import (random_argmax, epsilon_greedy, uniform_head, ucb1_head, explore_prob_head,
                                  episode_head, ensemble_vote)
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            q_spread, refresh_acting, store_transition, batch_td, learn)
+                                            q_spread, refresh_acting, store_transition, batch_td, learn,
+                                            cell_q, cell_td, ensemble_cell_signals)
 from ..checks import option, integer, number, choice, optional, check_int
 from ..ensembles import member_std
 from ..learning import LOSSES, member_losses
@@ -97,4 +98,12 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
     def greedy(state, obs, key):
         return ensemble_vote(state_q(qnet, state, obs)[:evaluated], 'mean_q')
 
-    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams())
+    def cell_signals(state, cells):
+        "For the viewer: every head's Q, the exploiters' mean and std, and σ and the explorers' bonus per cell."
+        signals = ensemble_cell_signals(cell_q(qnet, state, cells), evaluated, ddof)
+        if q_ucb: return signals
+        sigma = (member_std(signals['q'][:, :K], ddof, axis=1) if config.ablation == 'qu'
+                 else tdu_signal(cell_td(qnet, config, state, cells)[..., :K], ddof))
+        return dict(signals, tdu_sigma=sigma, explorer_bonus=state.hparams.beta * sigma)
+
+    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)

@@ -15,10 +15,11 @@ import jax.numpy as jnp
 from ..acting import (random_argmax, epsilon_greedy, uniform_head, episode_head, EpsilonSchedule,
                                  scheduled_epsilon, TIE_BREAKS, ensemble_vote)
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            q_spread, refresh_acting, store_transition, td_loss, learn)
+                                            q_spread, refresh_acting, store_transition, td_loss, learn,
+                                            cell_q, ensemble_cell_signals)
 from ..checks import option, number, choice, check_choice
 from ..loops import Agent, EnvSpec
-from ..ucb import ucb_action, vote_entropy, info_gain_bonus
+from ..ucb import ucb_scores, ucb_action, vote_entropy, info_gain_bonus
 
 # %% ../../nbs/12b_agents.ucb.ipynb #45c13627
 ACTING_RULES = ('ucb', 'vote', 'bootstrap')
@@ -73,7 +74,15 @@ def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
     def greedy(state, obs, key):
         return ensemble_vote(state_q(qnet, state, obs), 'random', key)
 
-    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams())
+    def cell_signals(state, cells):
+        "For the viewer: every head's Q, mean and std, the UCB score, InfoGain's bonus and the vote's entropy per cell."
+        q, h = cell_q(qnet, state, cells), state.hparams
+        return dict(ensemble_cell_signals(q, ddof=config.ucb_ddof),
+                    ucb_score=jax.vmap(lambda q: ucb_scores(q, h.ucb_lambda, config.ucb_ddof))(q),
+                    info_gain=jax.vmap(lambda q: info_gain_bonus(q, h.temperature))(q),
+                    vote_entropy=jax.vmap(vote_entropy)(q))
+
+    return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)
 
 
 UCB_PRESETS = dict(ddqn=dict(num_ensemble=1, ucb_lambda=0.), bootstrap=dict(acting='bootstrap'),

@@ -16,6 +16,7 @@ from flax import struct
 from gymnax.environments import environment, spaces
 
 from ..checks import check_int, check_bool, check_number, check_choice
+from ..loops import Cells, Transition
 
 # %% ../../nbs/00_envs.deep_sea.ipynb #b32d7e14
 def deep_sea_action_mapping(size: int, mapping_seed: int = 0, randomize_actions: bool = True) -> np.ndarray:
@@ -116,6 +117,25 @@ class DeepSea(environment.Environment):
         obs, state, reward, terminated, truncated, info = super().step(key, state, action, params)
         state = state.replace(total_bad_episodes=info["total_bad_episodes"], denoised_return=info["denoised_return"])
         return obs, state, reward, terminated, truncated, info
+
+    def cells(self, params: DeepSeaParams | None = None) -> Cells:
+        "Every cell, row-major (`r * N + c`): its observation and, per action, its transition without noise or slip."
+        params = self.default_params if params is None else params
+        N, mean = self.size, params.replace(deterministic=jnp.bool_(True))
+        rows, cols = jnp.divmod(jnp.arange(N * N, dtype=jnp.int32), N)
+
+        def transition(row, col, action):
+            start = DeepSeaState(row, col, jnp.bool_(False), jnp.int32(0), jnp.float32(0.))
+            nxt, reward, terminated = deep_sea_transition(jax.random.PRNGKey(0), start, action, mean, N)
+            return Transition(deep_sea_observation(row, col, N), action, reward, 1. - terminated.astype(jnp.float32),
+                              deep_sea_observation(nxt.row, nxt.column, N), terminated)
+        per_cell = lambda r, c: jax.vmap(transition, in_axes=(None, None, 0))(r, c, jnp.arange(2, dtype=jnp.int32))
+        obs = jax.vmap(deep_sea_observation, in_axes=(0, 0, None))(rows, cols, N)
+        return Cells(obs, jax.vmap(per_cell)(rows, cols), N)
+
+    def cell_index(self, obs: jax.Array) -> jax.Array:
+        "The cell `r * N + c` of an observation (0 for the all-zero observation after the last step)."
+        return jnp.argmax(obs.reshape(-1)).astype(jnp.int32)
 
     def is_truncated(self, state, params) -> jax.Array: return jnp.bool_(False)
     def is_terminated(self, state, params) -> jax.Array: return state.row >= self.size
