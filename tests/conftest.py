@@ -16,7 +16,7 @@ def cli(*args, timeout: int = 600) -> subprocess.CompletedProcess:
 
 def train_registry(agent: str, env: str, size: int = 10, episodes: int | None = None, steps: int | None = None,
                    seeds: int = 3, first_seed: int = 0, eval_every: int = 0, num_chunks: int = 10, hparams=None,
-                   **overrides):
+                   snapshot_every: int = 0, **overrides):
     """Train registry agent `agent` (config: its defaults, the environment's overrides and presets, `overrides`) on
     registry environment `env` for `episodes` episodes (times the longest episode) or `steps` steps; every episode
     is logged. Returns `(ChunkedResult, the environment, the agent)`."""
@@ -25,6 +25,6 @@ def train_registry(agent: str, env: str, size: int = 10, episodes: int | None = 
     a = make_agent(agent, agent_config(agent, env, **overrides), gymnax_spec(e))
     steps = steps or episodes * entry.longest_episode(e)
     run = train(TrainConfig(e, a, num_steps=steps, max_episodes=steps // entry.shortest_episode(e),
-                            eval_every=eval_every, eval_steps=entry.longest_episode(e)))
+                            eval_every=eval_every, eval_steps=entry.longest_episode(e), snapshot_every=snapshot_every))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(first_seed, first_seed + seeds))
     return run_chunked(run, keys, hparams, num_chunks=num_chunks, progress=False), e, a

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['NEVER', 'UsageError', 'agent_options', 'build_parser', 'config_overrides', 'check_args', 'write_atomic',
            'episodes_csv', 'summarise', 'format_table', 'plot_curves', 'evaluations_csv', 'train_jax_env',
-           'eval_period', 'snapshot_period', 'train_bsuite', 'cmd_train', 'cmd_view', 'main', 'console_main']
+           'eval_period', 'snapshot_period', 'train_bsuite', 'cmd_train', 'cmd_view', 'cmd_app', 'main', 'console_main']
 
 # %% ../nbs/90_cli.ipynb #c3e3a5f3
 import argparse
@@ -72,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser('view', help="write RUN_DIR/viewer.html, an offline page of a Deep Sea run's snapshots")
     v.add_argument('run_dir', help='a run directory written by uncertain-rl train on Deep Sea')
     v.add_argument('--out', default=None, help='the page to write (default: RUN_DIR/viewer.html)')
+    a = sub.add_parser('app', help='serve the interactive Deep Sea viewer with Voila (offline template)')
+    a.add_argument('runs', nargs='*', help='run directories to open (several: side by side)')
+    a.add_argument('--port', type=int, default=8866, help='port on 127.0.0.1')
+    a.add_argument('--no-browser', action='store_true', help='do not open a browser')
     return p
 
 # %% ../nbs/90_cli.ipynb #51220f94
@@ -329,11 +333,26 @@ def cmd_view(args) -> int:
     return 0
 
 
+def cmd_app(args) -> int:
+    "`uncertain-rl app`: serve the viewer app with Voila until interrupted."
+    import subprocess
+    from uncertain_rl.checks import check_int
+    from uncertain_rl.viz import voila_command
+    check_int('--port', args.port, 1)
+    for run in args.runs:
+        if not (Path(run) / 'snapshots.npz').exists(): raise UsageError(f"{run!r} has no snapshots.npz")
+    with tempfile.TemporaryDirectory() as d:
+        argv, env = voila_command(d, args.runs, args.port, not args.no_browser)
+        print(f"serving the Deep Sea viewer at http://127.0.0.1:{args.port} (Ctrl-C to stop)")
+        return subprocess.run(argv, env=env).returncode
+
+
 def main(argv=None) -> int:
     "Entry point of the `uncertain-rl` console script."
     try:
         args = build_parser().parse_args(argv)
         if args.command == 'view': return cmd_view(args)
+        if args.command == 'app': return cmd_app(args)
         check_args(args)
         return cmd_train(args)
     except UsageError as e:

@@ -1,0 +1,142 @@
+"""The Deep Sea viewer as people see it: the app notebook served by Voila on 127.0.0.1 and the offline
+`viewer.html`, both in headless Chromium (Debian's `chromium`, driven by Playwright). We move the snapshot slider and
+switch the quantity, check that the picture changes each time and that no error appears on the page or in the
+console, and save screenshots to `_screenshots/`."""
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
+BROWSER_REQUIRED = os.environ.get('UNCERTAIN_RL_BROWSER_TESTS') == 'required'   # set by .ci/run
+SCREENSHOTS = ROOT / '_screenshots'
+EXAMPLES = sorted(str(p.parent) for p in (ROOT / 'examples' / 'runs').glob('*/snapshots.npz'))
+
+
+def _need_browser(*modules):
+    missing = [m for m in ('playwright', *modules) if not importlib.util.find_spec(m)]
+    if not CHROMIUM or missing:
+        why = f"Debian's chromium and the Python packages {['playwright', *modules]} are needed (missing: {missing or 'chromium'})"
+        if BROWSER_REQUIRED: pytest.fail(why)
+        pytest.skip(why)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+
+def _watch(page, base: str) -> list:
+    "Collect console errors, page errors, failed responses and requests that leave `base`."
+    problems = []
+    page.on('console', lambda m: problems.append(f'console {m.type}: {m.text}') if m.type == 'error' else None)
+    page.on('pageerror', lambda e: problems.append(f'page error: {e}'))
+    page.on('response', lambda r: problems.append(f'{r.status} {r.url}') if r.status >= 400 else None)
+    page.on('request', lambda r: problems.append(f'request to {r.url}')
+            if not r.url.startswith((base, 'data:', 'blob:', 'ws://127.0.0.1', 'about:')) else None)
+    return problems
+
+
+def test_example_runs_are_committed():
+    names = [Path(p).name for p in EXAMPLES]
+    assert any(n.startswith('boot_dqn') for n in names) and any(n.startswith('tdu') for n in names), names
+
+
+def test_viewer_in_voila():
+    """`uncertain-rl app`'s Voila command (our offline template) on `nbs/deep_sea_viewer.ipynb` with the example runs (Bootstrapped DQN and TDU side by side): the widgets
+    appear, moving the snapshot slider and switching the quantity change both pictures, no error anywhere."""
+    _need_browser('voila')
+    from playwright.sync_api import sync_playwright
+    from uncertain_rl.viz import voila_command
+    port, tmp = _free_port(), tempfile.mkdtemp()
+    argv, env = voila_command(tmp, EXAMPLES, port, open_browser=False, notebook=ROOT / 'nbs' / 'deep_sea_viewer.ipynb')
+    proc = subprocess.Popen(argv + ['--show_tracebacks=True'], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    base = f'http://127.0.0.1:{port}'
+    try:
+        for _ in range(300):
+            try:
+                with socket.create_connection(('127.0.0.1', port), timeout=.2): break
+            except OSError: time.sleep(.2)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
+            page = browser.new_page(viewport={'width': 1400, 'height': 1200})
+            problems = _watch(page, base)
+            page.goto(base, timeout=180_000)
+            images = page.locator('.widget-image')
+            images.first.wait_for(timeout=180_000)
+            page.wait_for_function('[...document.querySelectorAll(".widget-image")].length === 2 && '
+                                   '[...document.querySelectorAll(".widget-image")].every(i => i.naturalWidth > 0)',
+                                   timeout=60_000)
+            SCREENSHOTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / 'voila_viewer.png'), full_page=True)
+
+            def pictures():
+                return [images.nth(i).screenshot() for i in range(2)]
+
+            def wait_changed(before):
+                for _ in range(100):
+                    time.sleep(.1)
+                    now = pictures()
+                    if all(a != b for a, b in zip(before, now)): return now
+                raise AssertionError('the pictures did not change')
+
+            before = pictures()
+            handle = page.locator('.widget-slider .noUi-handle').first            # the snapshot slider
+            handle.focus()
+            for _ in range(10): page.keyboard.press('ArrowLeft')
+            before = wait_changed(before)
+            page.screenshot(path=str(SCREENSHOTS / 'voila_viewer_slider.png'), full_page=True)
+            page.locator('.widget-dropdown', has_text='quantity').locator('select').select_option(label='visits')
+            wait_changed(before)
+            page.screenshot(path=str(SCREENSHOTS / 'voila_viewer_visits.png'), full_page=True)
+            text = page.inner_text('body')
+            assert 'Traceback' not in text and 'Error' not in text, text[:2000]
+            browser.close()
+    finally:
+        proc.terminate()
+        try: log = proc.communicate(timeout=20)[0]
+        except subprocess.TimeoutExpired: proc.kill(); log = ''
+    assert not problems, '\n'.join(problems[:20]) + '\n' + log[-3000:]
+
+
+def test_viewer_html_from_the_command_line(tmp_path):
+    """`uncertain-rl train` then `uncertain-rl view`: the page opens from disk with no network, the controls change
+    the heat map, no error in the console."""
+    r = cli('train', '--agent', 'tdu', '--size', '6', '--episodes', '24', '--seeds', '2', '--snapshots', '6',
+            '--set', 'hidden_sizes=(16,)', '--set', 'num_exploiters=3', '--set', 'num_explorers=2',
+            '--out', str(tmp_path), '--no-progress')
+    assert r.returncode == 0, r.stderr
+    r = cli('view', str(tmp_path))
+    assert r.returncode == 0 and 'viewer.html' in r.stdout, r.stderr
+    page_path = tmp_path / 'viewer.html'
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
+        page = browser.new_page(viewport={'width': 1280, 'height': 1000})
+        problems = _watch(page, page_path.as_uri())
+        page.goto(page_path.as_uri()); page.wait_for_function('document.body.dataset.ready === "1"')
+        grid = lambda: page.evaluate('document.getElementById("grid").toDataURL()')
+        labels = page.evaluate('[...document.querySelectorAll("#quantity option")].map(o => o.textContent)')
+        assert 'TDU σ, right' in labels and 'visits, both' in labels, labels
+        before = grid()
+        page.select_option('#quantity', label='TDU σ, right')
+        assert grid() != before; before = grid()
+        page.evaluate('(() => { const s = document.getElementById("snapshot"); s.value = 2;'
+                      ' s.dispatchEvent(new Event("input")); })()')
+        assert grid() != before
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / 'viewer_html.png'), full_page=True)
+        browser.close()
+    assert not problems, problems
