@@ -25,8 +25,10 @@ SECTIONS = {   # caption -> notebooks, in reading order
     'Baselines': ['10_agents.dqn', '10b_agents.boot_dqn'],
     'TDU': ['11_tdu', '11b_agents.tdu'],
     'UCB with Q-ensembles': ['12_ucb', '12b_agents.ucb'],
+    'Deep Sea viewer': ['20_viz', 'deep_sea_viewer'],
     'Experiments and command line': ['80_metrics', '81_registry', '85_experiments', '90_cli', '98_api'],
 }
+PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'   # its offline viewer page is the site's static preview
 
 CONF = '''
 project = "uncertain_rl"
@@ -42,6 +44,7 @@ html_theme_options = {"repository_url": "https://github.com/uncertain-rl/uncerta
                       "show_toc_level": 2}
 html_context = {"default_mode": "light"}    # the theme's light/dark switch starts from light
 html_favicon = "favicon.svg"
+html_extra_path = ["_extra"]                # viewer_preview.html, the offline Deep Sea viewer of an example run
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
 autodoc_typehints = "description"
 exclude_patterns = ["_build"]
@@ -83,6 +86,9 @@ def write_sources() -> None:
     (SRC / 'conf.py').write_text(CONF)
     (SRC / 'favicon.svg').write_text(FAVICON)
     shutil.copytree(NBS / 'figures', SRC / 'figures')
+    (SRC / '_extra').mkdir()
+    from uncertain_rl.viz import write_viewer_html
+    write_viewer_html(PREVIEW_RUN, SRC / '_extra' / 'viewer_preview.html')
     listed = [n for names in SECTIONS.values() for n in names]
     missing = sorted({p.stem for p in NBS.glob('*.ipynb')} - set(listed) - {'index'})
     if missing: sys.exit(f'notebooks missing from tools/docs.py SECTIONS: {", ".join(missing)}')

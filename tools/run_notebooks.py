@@ -48,6 +48,7 @@ def run_notebook(path: Path, slow: bool = False) -> str | None:
     for cell in nb.cells:
         if cell.cell_type != 'code': continue
         if is_slow(cell) and not slow: continue                  # keeps the outputs of its last run
+        cell['outputs'] = []                                     # a cell that no longer prints keeps no stale output
         shell.cell(cell)
         if shell.exc: return f'{path.name}: {type(shell.exc).__name__}: {shell.exc}'
         cell['outputs'] = trim(cell.get('outputs', []))

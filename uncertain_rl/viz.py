@@ -6,7 +6,7 @@
 __all__ = ['SNAPSHOTS_FILE', 'KNOWN_QUANTITIES', 'LOOP_ENTRIES', 'DIRECTIONS', 'VIEWER_FILE', 'VIEWER_TEMPLATE', 'VOILA_TEMPLATE',
            'APP_NOTEBOOK', 'RunData', 'save_snapshots', 'load_run', 'Quantity', 'run_quantities', 'reachable',
            'cell_values', 'path_cells', 'value_range', 'moving_average', 'RunPicture', 'DeepSeaViewer', 'viewer_data',
-           'render_viewer_html', 'write_viewer_html', 'viewer_app', 'app_notebook', 'voila_command']
+           'render_viewer_html', 'write_viewer_html', 'example_runs', 'viewer_app', 'app_notebook', 'voila_command']
 
 # %% ../nbs/20_viz.ipynb #vz000003
 import io
@@ -375,6 +375,7 @@ VIEWER_TEMPLATE = r'''<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>/*UNCERTAIN_RL_TITLE*/</title>
+<link rel="icon" href="data:,">
 <style>
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde3; --accent:#2563eb; --bg:#f4f5f7; --card:#fff; }
 * { box-sizing: border-box; }
@@ -455,7 +456,7 @@ section { margin-top:14px; }
   </div>
 </div>
 <section class="card"><h2 id="strip-title">snapshots</h2><div id="strip"></div></section>
-<section class="card" id="summary-card"><h2>summary</h2><div id="summary"></div></section>
+<section class="card" id="summary-card"><h2>summary</h2><div id="summary" style="overflow-x: auto"></div></section>
 </main>
 <script>
 "use strict";
@@ -860,10 +861,17 @@ const DATA = /*UNCERTAIN_RL_DATA*/null;
 '''
 
 # %% ../nbs/20_viz.ipynb #vz000026
+def example_runs() -> dict:
+    "The example runs of the repository's `examples/runs/` (looked for from here upwards), by directory name."
+    for base in (Path.cwd(), *Path.cwd().parents):
+        runs = sorted((base / 'examples' / 'runs').glob(f'*/{SNAPSHOTS_FILE}'))
+        if runs: return {r.parent.name: r.parent for r in runs}
+    return {}
+
+
 def viewer_app(runs=None, run_root='runs'):
     "An ipywidgets app: open run directories (comma-separated to compare) or train a run, and view it."
     import ipywidgets as W
-    from IPython.display import display
     from uncertain_rl.registry import AGENTS
     sources = [str(r) for r in (runs if isinstance(runs, (list, tuple)) else [runs] if runs else [])]
     path = W.Text(value=', '.join(sources), description='run dirs', layout=W.Layout(width='560px'),
@@ -874,7 +882,7 @@ def viewer_app(runs=None, run_root='runs'):
     episodes = W.BoundedIntText(value=300, min=10, max=100_000, description='episodes', layout=W.Layout(width='180px'))
     seeds = W.BoundedIntText(value=1, min=1, max=64, description='seeds', layout=W.Layout(width='140px'))
     train_button = W.Button(description='train')
-    message, out = W.HTML(), W.Output()
+    message, progress, holder = W.HTML(), W.Output(), W.VBox()       # training's progress bar, then the viewer
 
     def show(viewer_or_sources):
         try:
@@ -883,8 +891,7 @@ def viewer_app(runs=None, run_root='runs'):
         except (ValueError, OSError) as e:
             message.value = f'<span style="color:#b00020">{e}</span>'; return
         message.value = ''
-        out.clear_output(wait=True)
-        with out: display(viewer.widget)
+        holder.children = (viewer.widget,)
         app.viewer = viewer
 
     def on_open(_):
@@ -896,16 +903,18 @@ def viewer_app(runs=None, run_root='runs'):
         train_button.disabled = True
         target = Path(run_root) / f'{agent.value}-deep_sea{size.value}-{time.strftime("%Y%m%d-%H%M%S")}'
         try:
-            out.clear_output(wait=True)
-            with out:
+            progress.clear_output()
+            with progress:
                 viewer = DeepSeaViewer.train(agent.value, size.value, episodes.value, seeds.value, out=target)
+            progress.clear_output()
             path.value = str(target)
             show(viewer)
         except (ValueError, OSError) as e: message.value = f'<span style="color:#b00020">{e}</span>'
         finally: train_button.disabled = False
 
     open_button.on_click(on_open); train_button.on_click(on_train)
-    app = W.VBox([W.HBox([path, open_button]), W.HBox([agent, size, episodes, seeds, train_button]), message, out])
+    app = W.VBox([W.HBox([path, open_button]), W.HBox([agent, size, episodes, seeds, train_button]), message,
+                  progress, holder])
     app.viewer = None
     if sources: show(sources)
     return app
