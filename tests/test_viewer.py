@@ -110,13 +110,14 @@ def test_viewer_in_voila():
     assert not problems, '\n'.join(problems[:20]) + '\n' + log[-3000:]
 
 
-def test_viewer_html_from_the_command_line(tmp_path):
-    """`uncertain-rl train` then `uncertain-rl view`: the page opens from disk with no network, the controls change
-    the heat map, no error in the console."""
-    r = cli('train', '--agent', 'tdu', '--size', '6', '--episodes', '24', '--seeds', '2', '--snapshots', '6',
-            '--set', 'hidden_sizes=(16,)', '--set', 'num_exploiters=3', '--set', 'num_explorers=2',
-            '--out', str(tmp_path), '--no-progress')
-    assert r.returncode == 0, r.stderr
+def test_train_then_viewer_html(tmp_path):
+    """`DeepSeaViewer.train` (the command line's training, in-process) then `uncertain-rl view`: the viewer opens the
+    new run; the page opens from disk with no network, the controls change the heat map, no error in the console."""
+    from uncertain_rl.viz import DeepSeaViewer
+    viewer = DeepSeaViewer.train('tdu', size=6, episodes=24, seeds=2, snapshots=6, out=tmp_path, progress=False,
+                                 hidden_sizes=(16,), num_exploiters=3, num_explorers=2)
+    assert viewer.runs[0].num_snapshots == 7 and viewer.runs[0].seeds == [0, 1] and 'tdu_sigma' in viewer.quantities
+    assert len(bytes(viewer.images[0].value)) > 1000
     r = cli('view', str(tmp_path))
     assert r.returncode == 0 and 'viewer.html' in r.stdout, r.stderr
     page_path = tmp_path / 'viewer.html'
