@@ -960,5 +960,5 @@ def voila_command(directory, runs=(), port: int = 8866, open_browser: bool = Tru
     if runs: env['UNCERTAIN_RL_RUNS'] = ','.join(str(Path(r).resolve()) for r in runs)
     notebook = Path(notebook) if notebook else app_notebook(directory)
     argv = [sys.executable, '-m', 'voila', str(notebook), '--template=uncertain_rl', f'--port={port}',
-            '--Voila.ip=127.0.0.1', '--VoilaConfiguration.extension_denylist=["@jupyter-notebook/lab-extension"]']
+            '--Voila.ip=127.0.0.1', '--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension']
     return argv + ([] if open_browser else ['--no-browser']), env
