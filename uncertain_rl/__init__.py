@@ -11,10 +11,11 @@ __version__ = "0.0.1"
 from .envs.deep_sea import DeepSea, make_deep_sea, optimal_actions, rollout
 from .envs.binary_tree import BinaryTree
 from .envs.chain import Chain
-from .loops import Agent, EnvSpec, Transition, TrainConfig, train, run_chunked, greedy_returns, gymnax_spec
+from .loops import Agent, Cells, EnvSpec, Transition, TrainConfig, train, run_chunked, greedy_returns, gymnax_spec
 from .agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from .agents.dqn import DQNConfig, make_dqn
 from .agents.tdu import TDUConfig, make_tdu
 from .agents.ucb import UCBConfig, make_ucb, ucb_agent_config
 from .registry import AGENTS, ENVS, agent_config, make_agent, make_env
-from . import metrics, experiments
+from .viz import DeepSeaViewer, RunData, load_run, write_viewer_html
+from . import metrics, experiments, projections
