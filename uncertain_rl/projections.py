@@ -41,7 +41,7 @@ def quantile_projection(atoms: jax.Array, probs: jax.Array, num_quantiles: int) 
 
 
 def huber(u: jax.Array, kappa: float = 1.) -> jax.Array:
-    "L_kappa(u): u^2 / 2 within kappa, kappa (|u| - kappa / 2) beyond; |u| for kappa = 0."
+    "L_kappa(u): u^2 / 2 within kappa, kappa * (abs(u) - kappa / 2) beyond; abs(u) for kappa = 0."
     if kappa == 0: return jnp.abs(u)
     a = jnp.abs(u)
     return jnp.where(a <= kappa, .5 * u ** 2, kappa * (a - .5 * kappa))
