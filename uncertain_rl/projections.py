@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['bellman_atoms', 'categorical_projection', 'quantile_midpoints', 'quantile_projection', 'huber', 'quantile_huber_loss',
-           'wasserstein_1', 'ensemble_disagreement']
+           'wasserstein_1', 'ensemble_disagreement', 'mixture_bellman', 'mixture_step', 'categorical_member',
+           'quantile_member', 'mixture_distance']
 
 # %% ../nbs/13_projections.ipynb #pj000005
 import jax
@@ -71,3 +72,41 @@ def ensemble_disagreement(atoms: jax.Array, probs: jax.Array) -> jax.Array:
     M = atoms.shape[0]
     pair = jax.vmap(jax.vmap(wasserstein_1, (None, None, 0, 0)), (0, 0, None, None))(atoms, probs, atoms, probs)
     return pair.sum() / (M * (M - 1))
+
+# %% ../nbs/13_projections.ipynb #pj000023
+def mixture_bellman(atoms: jax.Array, probs: jax.Array, rewards: jax.Array, P: jax.Array, pi: jax.Array,
+                    gamma: float) -> tuple:
+    """Exact T^pi of the mixture of M members, per state-action pair: members `atoms, probs [M, S, A, K]`, rewards
+    `[S, A, R]` (equally likely), transitions `P [S, A, S]`, policy `pi [S, A]`. Returns atoms, probs `[S, A, N]`."""
+    M, S, A, K = atoms.shape
+    R = rewards.shape[-1]
+    next_atoms = rewards[:, :, :, None, None, None, None] + gamma * jnp.moveaxis(atoms, 0, 2)[None, None, None]
+    weight = (P[:, :, None, :, None, None, None] * pi[None, None, None, :, :, None, None] / (R * M)
+              * jnp.moveaxis(probs, 0, 2)[None, None, None])                       # [S, A, R, S', A', M, K]
+    shape = (S, A, R * S * A * M * K)
+    return next_atoms.reshape(shape), jnp.broadcast_to(weight, next_atoms.shape).reshape(shape)
+
+
+def mixture_step(atoms, probs, rewards, P, pi, gamma, projections) -> tuple:
+    "One step of Omega_M T^pi: member i becomes `projections[i]` (atoms, probs) -> (atoms, probs) of the target."
+    target = mixture_bellman(atoms, probs, rewards, P, pi, gamma)
+    out = [jax.vmap(jax.vmap(project))(*target) for project in projections]
+    return jnp.stack([a for a, _ in out]), jnp.stack([p for _, p in out])
+
+
+def categorical_member(support: jax.Array):
+    "A member projecting onto `support` (C51)."
+    return lambda x, p: (support, categorical_projection(x, p, support))
+
+
+def quantile_member(num_quantiles: int):
+    "A member projecting onto `num_quantiles` equally weighted atoms (QR)."
+    return lambda x, p: (quantile_projection(x, p, num_quantiles), jnp.full(num_quantiles, 1. / num_quantiles))
+
+
+def mixture_distance(a1, p1, a2, p2) -> jax.Array:
+    "sup over state-action pairs of w_1 between the two ensembles' mixtures (members' atoms pooled, probs / M)."
+    M = a1.shape[0]
+    pool = lambda a: jnp.moveaxis(a, 0, -2).reshape(*a.shape[1:3], -1)
+    w = jax.vmap(jax.vmap(wasserstein_1))(pool(a1), pool(p1) / M, pool(a2), pool(p2) / M)
+    return w.max()
