@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['BSUITE_INFO_KEYS', 'EVAL_STREAM', 'RUN_AXIS', 'SNAPSHOT_STREAM', 'Transition', 'Agent', 'Cells', 'EnvSpec',
            'gymnax_spec', 'LoopCarry', 'TrainConfig', 'Run', 'train', 'any_run', 'ChunkedResult', 'run_chunked',
-           'greedy_returns', 'init_tracks', 'track_cells', 'greedy_path', 'cell_snapshot']
+           'greedy_episode', 'greedy_returns', 'init_tracks', 'track_cells', 'greedy_path', 'cell_snapshot']
 
 # %% ../nbs/04_loops.ipynb #d3a869f0
 import math
@@ -310,24 +310,30 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
                          compile_seconds, time.perf_counter() - start, jax.device_get(carry.snapshots))
 
 # %% ../nbs/04_loops.ipynb #e8a173b6
+def greedy_episode(env, agent: Agent, agent_state, key: jax.Array, max_steps: int, env_params,
+                   record: Callable | None = None) -> tuple:
+    """One greedy episode from a reset, at most `max_steps` steps: its undiscounted return, and `record(obs)` of each
+    step's observation (−1 once the episode has ended; None without `record`)."""
+    k_reset, k_steps = jax.random.split(key)
+    obs, env_state = env.reset(k_reset, env_params)
+
+    def step(c, key):
+        obs, env_state, total, alive = c
+        k_act, k_env = jax.random.split(key)
+        action = agent.greedy(agent_state, obs, k_act)
+        obs_next, env_state, reward, term, trunc, _ = env.step(k_env, env_state, action, env_params)
+        seen = None if record is None else jnp.where(alive, record(obs), -1)
+        return (obs_next, env_state, total + alive * reward, alive & ~(term | trunc)), seen
+    c, seen = jax.lax.scan(step, (obs, env_state, jnp.float32(0.), jnp.bool_(True)),
+                           jax.random.split(k_steps, max_steps))
+    return c[2], seen
+
+
 def greedy_returns(env, agent: Agent, agent_state, key: jax.Array, num_episodes: int = 1, max_steps: int = 1000,
                    env_params=None) -> jax.Array:
     "Undiscounted return of one greedy episode in each of `num_episodes` environments."
     params = env.default_params if env_params is None else env_params
-
-    def episode(key):
-        k_reset, k_steps = jax.random.split(key)
-        obs, env_state = env.reset(k_reset, params)
-
-        def step(c, key):
-            obs, env_state, total, alive = c
-            k_act, k_env = jax.random.split(key)
-            action = agent.greedy(agent_state, obs, k_act)
-            obs, env_state, reward, term, trunc, _ = env.step(k_env, env_state, action, params)
-            return (obs, env_state, total + alive * reward, alive & ~(term | trunc)), None
-        c, _ = jax.lax.scan(step, (obs, env_state, jnp.float32(0.), jnp.bool_(True)),
-                            jax.random.split(k_steps, max_steps))
-        return c[2]
+    episode = lambda key: greedy_episode(env, agent, agent_state, key, max_steps, params)[0]
     return jax.vmap(episode)(jax.random.split(key, num_episodes))
 
 # %% ../nbs/04_loops.ipynb #snap0cd1
@@ -350,16 +356,7 @@ def track_cells(tracks: dict, cell: jax.Array, action: jax.Array, t: jax.Array, 
 
 def greedy_path(env, agent: Agent, agent_state, key: jax.Array, length: int, env_params) -> jax.Array:
     "The cells of one greedy episode from the start, `[length]`, −1 after it ends."
-    k_reset, k_steps = jax.random.split(key)
-    obs, env_state = env.reset(k_reset, env_params)
-
-    def step(c, key):
-        obs, env_state, alive = c
-        k_act, k_env = jax.random.split(key)
-        obs_next, env_state, _, term, trunc, _ = env.step(k_env, env_state, agent.greedy(agent_state, obs, k_act),
-                                                          env_params)
-        return (obs_next, env_state, alive & ~(term | trunc)), jnp.where(alive, env.cell_index(obs), -1)
-    return jax.lax.scan(step, (obs, env_state, jnp.bool_(True)), jax.random.split(k_steps, length))[1]
+    return greedy_episode(env, agent, agent_state, key, length, env_params, record=env.cell_index)[1]
 
 
 def cell_snapshot(env, agent: Agent, agent_state, cells: Cells, key: jax.Array, env_params) -> dict:
