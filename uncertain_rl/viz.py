@@ -57,17 +57,11 @@ class RunData:
 
 def save_snapshots(run: RunData, path) -> None:
     "Write `run` to `path` (`.npz`) atomically: a temporary file in the same directory, then a rename."
+    from uncertain_rl.cli import write_atomic
     buffer = io.BytesIO()
     np.savez_compressed(buffer, returns=run.returns, meta=np.array(json.dumps(run.meta)),
                         **{f'snapshot_{k}': v for k, v in run.snapshots.items()})
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f: f.write(buffer.getvalue())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp): os.unlink(tmp)
-        raise
+    write_atomic(path, buffer.getvalue(), 'wb')
 
 
 def load_run(source) -> RunData:
@@ -177,6 +171,7 @@ class RunPicture:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib import patheffects
         self.run, N = run, run.size
+        self.ranges = {}                     # (quantity, direction, member) -> value_range, computed on first use
         self.fig = fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(fig)
         grid = fig.add_gridspec(1, 4, width_ratios=[1, .05, .38, 1.3], wspace=.08, left=.06, right=.98, bottom=.14,
@@ -215,7 +210,9 @@ class RunPicture:
             values, kind, (lo, hi), label = np.full((N, N), np.nan), 'value', (0., 1.), f'{name}: not recorded'
         else:
             values, kind = cell_values(run, name, snapshot, seed, direction, member), q.kind
-            lo, hi = value_range(run, name, direction, member) if kind != 'action' else (-.5, 1.5)
+            key = (name, direction, member)
+            if key not in self.ranges: self.ranges[key] = value_range(run, name, direction, member)
+            lo, hi = self.ranges[key] if kind != 'action' else (-.5, 1.5)
             if kind == 'count': values, lo, hi = np.log10(1 + values), 0., np.log10(1 + hi)
             label = q.label + (f', {direction}' if q.per_action else '') + (f', member {member}' if q.member else '')
         self.image.set_data(values); self.image.set_cmap(self.cmaps[kind]); self.image.set_clim(lo, hi)
@@ -342,7 +339,8 @@ def viewer_data(run: RunData, summary: dict | None = None) -> dict:
 
 
 def _round_cell(v):
-    return float(f'{v:.4g}') if isinstance(v, float) and np.isfinite(v) else None if isinstance(v, float) else v
+    "A summary table entry: floats rounded as the data are (NaN as None), anything else as it is."
+    return _rounded(v) if isinstance(v, float) else v
 
 
 def render_viewer_html(data: dict, title: str) -> str:
