@@ -1,8 +1,15 @@
 """Helpers shared by the tests: the command line as a user runs it, and training runs built from the registry with
 the seeds the command line uses (run i has key PRNGKey(first_seed + i)), every seed in one vmapped compiled call."""
+import importlib.util
+import os
+import shutil
+import socket
 import subprocess
+import time
+from pathlib import Path
 
 import jax
+import pytest
 import numpy as np
 
 from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
@@ -12,6 +19,35 @@ from uncertain_rl.registry import agent_config, make_agent, make_env, env_entry
 def cli(*args, timeout: int = 600) -> subprocess.CompletedProcess:
     "Run the installed `uncertain-rl` console script with `args`."
     return subprocess.run(['uncertain-rl', *args], capture_output=True, text=True, timeout=timeout)
+
+
+CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
+BROWSER_REQUIRED = os.environ.get('UNCERTAIN_RL_BROWSER_TESTS') == 'required'   # set by .ci/run
+SCREENSHOTS = Path(__file__).resolve().parent.parent / '_screenshots'
+
+
+def need_browser(*modules) -> None:
+    "Skip (fail, where CI requires the browser tests) unless Debian's chromium, Playwright and `modules` are here."
+    missing = [m for m in ('playwright', *modules) if not importlib.util.find_spec(m)]
+    if not CHROMIUM or missing:
+        why = (f"Debian's chromium and the Python packages {['playwright', *modules]} are needed "
+               f"(missing: {missing or 'chromium'}; apt-get install chromium)")
+        if BROWSER_REQUIRED: pytest.fail(why)
+        print(f'SKIPPED browser test: {why}'); pytest.skip(why)
+
+
+def free_port() -> int:
+    "A free TCP port on 127.0.0.1."
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+
+def wait_for_port(port: int, seconds: float = 10.) -> None:
+    "Wait until something listens on 127.0.0.1:`port` (at most `seconds`)."
+    for _ in range(int(seconds / .2)):
+        try:
+            with socket.create_connection(('127.0.0.1', port), timeout=.2): return
+        except OSError: time.sleep(.2)
 
 
 def train_registry(agent: str, env: str, size: int = 10, episodes: int | None = None, steps: int | None = None,

@@ -1,18 +1,16 @@
 """The documentation site (`python tools/docs.py`, Sphinx + myst-nb, no Quarto) builds with warnings as errors from
 the committed notebooks, and is readable offline: every notebook has a page, stored figures are in the pages, math is
 rendered by a MathJax served from the site itself, nothing is fetched from another host, and the API reference has
-every public module. (A browser test of the built pages is issue 13's next step.)"""
-import importlib.util
+every public module; and every page reads well in headless Chromium (the last test)."""
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from conftest import CHROMIUM, SCREENSHOTS, need_browser, free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / 'tools'))
@@ -72,23 +70,15 @@ def test_readme_links_to_the_published_site():
     assert 'python tools/docs.py' in workflow and 'path: _docs' in workflow
 
 
-CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
-BROWSER_REQUIRED = os.environ.get('UNCERTAIN_RL_BROWSER_TESTS') == 'required'   # set by .ci/run
-SCREENSHOTS = ROOT / '_screenshots'
 TEX_LEFT = ('$$', '\\(', '\\begin{')
 
 
 def serve(folder: Path):
     "A static server for `folder` on 127.0.0.1 (a free port); returns (process, base URL)."
-    import socket
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([sys.executable, '-m', 'http.server', str(port), '-b', '127.0.0.1', '-d', str(folder)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(50):
-        try:
-            with socket.create_connection(('127.0.0.1', port), timeout=.2): break
-        except OSError: time.sleep(.1)
+    wait_for_port(port, seconds=5)
     return proc, f'http://127.0.0.1:{port}'
 
 
@@ -97,10 +87,7 @@ def test_every_page_reads_well_in_a_real_browser(site):
     left in the text, typeset formulas on every page whose notebook has math, no broken internal link, and a search
     that finds pages. Screenshots of
     the home page and of the TDU page go to `_screenshots/`."""
-    if not CHROMIUM or not importlib.util.find_spec('playwright'):
-        why = "Debian's chromium and Playwright's Python package are needed (apt-get install chromium)"
-        if BROWSER_REQUIRED: pytest.fail(why)
-        print(f'SKIPPED browser test: {why}'); pytest.skip(why)
+    need_browser()
     from playwright.sync_api import sync_playwright
     with_math = {p.stem for p in (ROOT / 'nbs').glob('*.ipynb')
                  if any(c['cell_type'] == 'markdown' and '$' in ''.join(c['source'])

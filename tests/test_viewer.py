@@ -2,38 +2,15 @@
 `viewer.html`, both in headless Chromium (Debian's `chromium`, driven by Playwright). We move the snapshot slider and
 switch the quantity, check that the picture changes each time and that no error appears on the page or in the
 console, and save screenshots to `_screenshots/`."""
-import importlib.util
-import os
-import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-import pytest
-
-from conftest import cli
+from conftest import cli, CHROMIUM, SCREENSHOTS, need_browser, free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
-BROWSER_REQUIRED = os.environ.get('UNCERTAIN_RL_BROWSER_TESTS') == 'required'   # set by .ci/run
-SCREENSHOTS = ROOT / '_screenshots'
 EXAMPLES = sorted(str(p.parent) for p in (ROOT / 'examples' / 'runs').glob('*/snapshots.npz'))
-
-
-def _need_browser(*modules):
-    missing = [m for m in ('playwright', *modules) if not importlib.util.find_spec(m)]
-    if not CHROMIUM or missing:
-        why = f"Debian's chromium and the Python packages {['playwright', *modules]} are needed (missing: {missing or 'chromium'})"
-        if BROWSER_REQUIRED: pytest.fail(why)
-        pytest.skip(why)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 
 def _watch(page, base: str) -> list:
@@ -55,19 +32,16 @@ def test_example_runs_are_committed():
 def test_viewer_in_voila():
     """`uncertain-rl app`'s Voila command (our offline template) on `nbs/deep_sea_viewer.ipynb` with the example runs (Bootstrapped DQN and TDU side by side): the widgets
     appear, moving the snapshot slider and switching the quantity change both pictures, no error anywhere."""
-    _need_browser('voila')
+    need_browser('voila')
     from playwright.sync_api import sync_playwright
     from uncertain_rl.viz import voila_command
-    port, tmp = _free_port(), tempfile.mkdtemp()
+    port, tmp = free_port(), tempfile.mkdtemp()
     argv, env = voila_command(tmp, EXAMPLES, port, open_browser=False, notebook=ROOT / 'nbs' / 'deep_sea_viewer.ipynb')
     proc = subprocess.Popen(argv + ['--show_tracebacks=True'], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     base = f'http://127.0.0.1:{port}'
     try:
-        for _ in range(300):
-            try:
-                with socket.create_connection(('127.0.0.1', port), timeout=.2): break
-            except OSError: time.sleep(.2)
+        wait_for_port(port, seconds=60)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
             page = browser.new_page(viewport={'width': 1400, 'height': 1200})
@@ -121,7 +95,7 @@ def test_train_then_viewer_html(tmp_path):
     r = cli('view', str(tmp_path))
     assert r.returncode == 0 and 'viewer.html' in r.stdout, r.stderr
     page_path = tmp_path / 'viewer.html'
-    _need_browser()
+    need_browser()
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
