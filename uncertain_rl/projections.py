@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['bellman_atoms', 'categorical_projection', 'quantile_midpoints', 'quantile_projection', 'huber', 'quantile_huber_loss',
            'wasserstein_1', 'ensemble_disagreement', 'mixture_bellman', 'mixture_step', 'categorical_member',
-           'quantile_member', 'mixture_distance']
+           'quantile_member', 'mixture_distances', 'mixture_distance']
 
 # %% ../nbs/13_projections.ipynb #pj000005
 import jax
@@ -104,9 +104,13 @@ def quantile_member(num_quantiles: int):
     return lambda x, p: (quantile_projection(x, p, num_quantiles), jnp.full(num_quantiles, 1. / num_quantiles))
 
 
-def mixture_distance(a1, p1, a2, p2) -> jax.Array:
-    "sup over state-action pairs of w_1 between the two ensembles' mixtures (members' atoms pooled, probs / M)."
+def mixture_distances(a1, p1, a2, p2) -> jax.Array:
+    "w_1 between the two ensembles' mixtures at every state-action pair, `[S, A]` (atoms pooled, probs / M)."
     M = a1.shape[0]
     pool = lambda a: jnp.moveaxis(a, 0, -2).reshape(*a.shape[1:3], -1)
-    w = jax.vmap(jax.vmap(wasserstein_1))(pool(a1), pool(p1) / M, pool(a2), pool(p2) / M)
-    return w.max()
+    return jax.vmap(jax.vmap(wasserstein_1))(pool(a1), pool(p1) / M, pool(a2), pool(p2) / M)
+
+
+def mixture_distance(a1, p1, a2, p2) -> jax.Array:
+    "sup over state-action pairs of `mixture_distances`: the supremum metric of Eq. 4."
+    return mixture_distances(a1, p1, a2, p2).max()
