@@ -2,6 +2,7 @@
 `viewer.html`, both in headless Chromium (Debian's `chromium`, driven by Playwright). We move the snapshot slider and
 switch the quantity, check that the picture changes each time and that no error appears on the page or in the
 console, and save screenshots to `_screenshots/`."""
+import re
 import subprocess
 import tempfile
 import time
@@ -59,20 +60,30 @@ def test_viewer_in_voila():
                 return [images.nth(i).screenshot() for i in range(2)]
 
             def wait_changed(before):
+                "Wait until both pictures differ from `before` and have settled (the same twice in a row)."
+                last = before
                 for _ in range(100):
-                    time.sleep(.1)
+                    time.sleep(.2)
                     now = pictures()
-                    if all(a != b for a, b in zip(before, now)): return now
-                raise AssertionError('the pictures did not change')
+                    if all(a != b for a, b in zip(before, now)) and now == last: return now
+                    last = now
+                raise AssertionError('the pictures did not change, or did not settle')
+
+            def same_episode():
+                "The status line names one episode for both runs (their snapshots are every 15 episodes)."
+                episodes = re.findall(r'on deep_sea: episode (\d+)', page.inner_text('body'))
+                assert len(episodes) == 2 and len(set(episodes)) == 1, episodes
 
             before = pictures()
             handle = page.locator('.widget-slider .noUi-handle').first            # the snapshot slider
             handle.focus()
             for _ in range(10): page.keyboard.press('ArrowLeft')
             before = wait_changed(before)
+            same_episode()
             page.screenshot(path=str(SCREENSHOTS / 'voila_viewer_slider.png'), full_page=True)
             page.locator('.widget-dropdown', has_text='quantity').locator('select').select_option(label='visits')
             wait_changed(before)
+            same_episode()
             page.screenshot(path=str(SCREENSHOTS / 'voila_viewer_visits.png'), full_page=True)
             text = page.inner_text('body')
             assert 'Traceback' not in text and 'Error' not in text, text[:2000]
