@@ -41,8 +41,10 @@ def agent_options() -> dict:
         config = entry.config()
         for name in entry.options:
             kind, help_ = type(getattr(config, name)), config.field_info(name).get('help', '')
-            options.setdefault(name, (kind, help_, []))[2].append(entry.name)
-    return options
+            _, helps, agents = options.setdefault(name, (kind, [], []))
+            if help_ not in helps: helps.append(help_)        # agents sharing a field name may mean different things
+            agents.append(entry.name)
+    return {name: (kind, '; '.join(helps), agents) for name, (kind, helps, agents) in options.items()}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,6 +123,8 @@ def check_args(args) -> None:
                          f"got --env {args.env}")
     if args.snapshots is None: args.snapshots = 50 if has_cells else 0
     args.config = agent_config(args.agent, args.env, **config_overrides(args))
+    budget = agent_entry(args.agent).for_budget
+    if budget is not None: args.config = budget(args.config, args.episodes)     # e.g. PE-DQN's β decay
     if args.out is None: args.out = f"runs/{args.agent}-{args.env.replace(':', '_').replace('/', '_')}-{time.strftime('%Y%m%d-%H%M%S')}"
     out = Path(args.out)
     try:

@@ -19,7 +19,8 @@ TRUNCATED_STD = 0.87962566103423978   # the standard deviation of a standard nor
 
 haiku_init = nn.initializers.variance_scaling(TRUNCATED_STD ** 2, 'fan_in', 'truncated_normal')
 haiku_init.__doc__ = "Haiku's default weights: normal with scale 1/sqrt(fan_in) truncated at +-2 scales (bsuite's)."
-KERNEL_INITS = {'haiku': haiku_init, 'lecun_normal': nn.initializers.lecun_normal()}
+KERNEL_INITS = {'haiku': haiku_init, 'lecun_normal': nn.initializers.lecun_normal(),
+                'he_truncated_normal': nn.initializers.variance_scaling(2., 'fan_in', 'truncated_normal')}
 
 
 class RowLookupDense(nn.Module):

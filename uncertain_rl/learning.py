@@ -92,10 +92,10 @@ def member_losses(td: jax.Array, mask: jax.Array, loss_fn: Callable = squared_lo
     return per_sample.mean(0)
 
 # %% ../nbs/07_learning.ipynb #ddc13f21
-def member_optimizer(learning_rate: float | jax.Array,
-                     max_grad_norm: float | None = None) -> optax.GradientTransformation:
-    "Adam with an injectable (traceable) learning rate, after clipping the global gradient norm if `max_grad_norm`."
-    adam = optax.inject_hyperparams(optax.adam)(learning_rate=learning_rate)
+def member_optimizer(learning_rate: float | jax.Array, max_grad_norm: float | None = None,
+                     eps: float = 1e-8) -> optax.GradientTransformation:
+    "Adam (ε = `eps`) with an injectable (traceable) learning rate, after clipping the global gradient norm if `max_grad_norm`."
+    adam = optax.inject_hyperparams(optax.adam, static_args=('eps',))(learning_rate=learning_rate, eps=eps)
     return adam if max_grad_norm is None else optax.chain(optax.clip_by_global_norm(max_grad_norm), adam)
 
 

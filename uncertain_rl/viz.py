@@ -99,6 +99,8 @@ KNOWN_QUANTITIES = {q.name: q for q in [
     Quantity('ucb_score', 'UCB mean + λ·std', help='UCB: the optimistic score the agent acts on'),
     Quantity('info_gain', 'InfoGain bonus', per_action=False, help="InfoGain: the heads' Boltzmann disagreement"),
     Quantity('vote_entropy', 'vote entropy', per_action=False, help="the entropy of the heads' votes (nats)"),
+    Quantity('w_avg', 'PE-DQN w_avg', help="PE-DQN: w_1 between the QR and C51 value members (the local uncertainty)"),
+    Quantity('pe_bonus', 'PE-DQN bonus b', help="PE-DQN: the propagated bonus the agent adds, times β, to the mean"),
 ]}
 LOOP_ENTRIES = ('step', 'episode', 'last_path', 'greedy_path')
 DIRECTIONS = ('right', 'left', 'both')

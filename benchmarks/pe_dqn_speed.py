@@ -1,0 +1,64 @@
+"""PE-DQN on Deep Sea 10 against Bootstrapped DQN: ours, and bsuite's own `bsuite.baselines.jax.boot_dqn`, in one run.
+
+PE-DQN updates four distributional models per environment step (QR and C51 value members, QR and C51 bonus members,
+K atoms per action each, one fused forward and backward); Bootstrapped DQN updates 20 scalar Q-networks. Episodes per
+second per seed: PE-DQN (the CPU profile, and the paper's network), our Bootstrapped DQN and bsuite's `boot_dqn`
+(bsuite's defaults for both), and ratios against bsuite's. Timings exclude compilation (reported separately);
+bsuite's agent is timed after a warm-up that compiles it and fills its replay.
+
+    pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku and rlax
+    python benchmarks/pe_dqn_speed.py [--episodes 100] [--bsuite-episodes 40] [--paper]
+"""
+import argparse
+import time
+
+import jax
+
+from boot_dqn_speed import SIZE, bsuite_episodes_per_second
+from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
+from uncertain_rl.agents.pe_dqn import PEDQNConfig, PE_DQN_CPU, make_pe_dqn
+from uncertain_rl.envs.deep_sea import DeepSea
+from uncertain_rl.loops import TrainConfig, train, gymnax_spec
+
+
+def episodes_per_second(make, config, seeds: int, episodes: int) -> tuple[float, float]:
+    "(seed-episodes per second, compile seconds) of `make(config, spec)` on Deep Sea 10 with `seeds` vmapped seeds."
+    env = DeepSea(SIZE, mapping_seed=42)
+    run = train(TrainConfig(env, make(config, gymnax_spec(env)), SIZE * episodes, episodes))
+    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
+    start = time.perf_counter()
+    compiled = jax.jit(jax.vmap(run.run)).lower(keys).compile()
+    compile_s = time.perf_counter() - start
+    start = time.perf_counter()
+    jax.block_until_ready(compiled(keys))
+    return seeds * episodes / (time.perf_counter() - start), compile_s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--episodes', type=int, default=100, help='episodes per seed for our agents')
+    ap.add_argument('--bsuite-episodes', type=int, default=40)
+    ap.add_argument('--paper', action='store_true', help="also time the paper's network (512 units, K = 101)")
+    args = ap.parse_args()
+    print(f"Deep Sea {SIZE} on {jax.devices()[0].platform} ({jax.device_count()} device), jax {jax.__version__}")
+    ref = bsuite_episodes_per_second(args.bsuite_episodes)
+    rows = [('bsuite boot_dqn (Haiku, K=20)', ref, None)]
+    cpu = PEDQNConfig(**PE_DQN_CPU)
+    cases = [('ours, Bootstrapped DQN (K=20), 1 seed', make_boot_dqn, BootDQNConfig(), 1),
+             ('ours, PE-DQN (CPU profile), 1 seed', make_pe_dqn, cpu, 1),
+             ('ours, PE-DQN (CPU profile), 4 seeds', make_pe_dqn, cpu, 4),
+             ('ours, PE-DQN (CPU, projected w_1), 1 seed', make_pe_dqn, cpu.replace(disagreement='projected'), 1)]
+    if args.paper: cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', make_pe_dqn, PEDQNConfig(), 1))
+    for name, make, config, seeds in cases:
+        eps, compile_s = episodes_per_second(make, config, seeds, args.episodes)
+        rows.append((name, eps / seeds, compile_s))
+    print(f"{'agent':<46}{'episodes/s per seed':>20}{'vs bsuite':>11}{'compile s':>11}")
+    for name, eps, compile_s in rows:
+        print(f"{name:<46}{eps:>20.1f}{eps / ref:>10.2f}x{'-' if compile_s is None else f'{compile_s:.1f}':>11}")
+    pe = rows[2][1]
+    print(f"pe_dqn/bsuite boot_dqn episodes-per-second ratio: {pe / ref:.2f}")
+    print(f"pe_dqn/our boot_dqn episodes-per-second ratio: {pe / rows[1][1]:.2f}")
+
+
+if __name__ == '__main__':
+    main()
