@@ -10,6 +10,7 @@ __all__ = ['bellman_atoms', 'categorical_projection', 'quantile_midpoints', 'qua
 # %% ../nbs/13_projections.ipynb #pj000005
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 # %% ../nbs/13_projections.ipynb #pj000008
 def bellman_atoms(reward, discount, atoms: jax.Array) -> jax.Array:
@@ -69,9 +70,8 @@ def wasserstein_1(x: jax.Array, p: jax.Array, y: jax.Array, q: jax.Array) -> jax
 
 def ensemble_disagreement(atoms: jax.Array, probs: jax.Array) -> jax.Array:
     "w_avg: the mean w_1 over ordered pairs of the M members' distributions `atoms [M, J]`, `probs [M, J]`."
-    M = atoms.shape[0]
-    pair = jax.vmap(jax.vmap(wasserstein_1, (None, None, 0, 0)), (0, 0, None, None))(atoms, probs, atoms, probs)
-    return pair.sum() / (M * (M - 1))
+    i, j = np.triu_indices(atoms.shape[0], 1)                  # w_1 is symmetric: each unordered pair once
+    return jax.vmap(wasserstein_1)(atoms[i], probs[i], atoms[j], probs[j]).mean()
 
 # %% ../nbs/13_projections.ipynb #pj000023
 def mixture_bellman(atoms: jax.Array, probs: jax.Array, rewards: jax.Array, P: jax.Array, pi: jax.Array,
