@@ -8,7 +8,7 @@ __all__ = ['DISAGREEMENTS', 'PE_ABLATIONS', 'BONUS_MODES', 'VALUE_MEMBERS', 'PE_
            'pe_dqn_config', 'pe_dqn_for_budget', 'PENetworks', 'make_pe_networks', 'pe_outputs', 'PEHeads', 'pe_heads',
            'PEDQNState', 'init_pe_dqn', 'pe_sample_loss', 'make_pe_dqn']
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000004
+# %% ../../nbs/14_pe_dqn.ipynb #pe000005
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -26,7 +26,7 @@ from ..loops import Agent, EnvSpec, Cells
 from ..projections import categorical_projection, quantile_huber_loss, ensemble_disagreement
 from ..replay import replay_init, replay_add
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000007
+# %% ../../nbs/14_pe_dqn.ipynb #pe000008
 def member_distributions(outputs: jax.Array, is_quantile, supports: jax.Array) -> tuple:
     """Each member's distribution from its raw outputs `[M, ..., K]`: a quantile member's outputs are its atoms (mass
     1/K each), a categorical member's are logits on its support. `is_quantile [M]` (static), `supports [M, K]`.
@@ -49,7 +49,7 @@ def mixture_target(reward, discount, atoms: jax.Array, probs: jax.Array) -> tupl
     "Eq. 10: the sample Bellman target of the mixture of members `atoms, probs [M, K]`, as `M K` atoms and weights."
     return (reward + discount * atoms).reshape(-1), probs.reshape(-1) / atoms.shape[0]
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000010
+# %% ../../nbs/14_pe_dqn.ipynb #pe000011
 def categorical_loss(logits: jax.Array, support: jax.Array, atoms: jax.Array, weights: jax.Array) -> jax.Array:
     "Eq. 12: cross-entropy from `Pi_C` of the target `sum_j weights_j delta(atoms_j)` on `support` to `softmax(logits)`."
     target = jax.lax.stop_gradient(categorical_projection(atoms, weights, support))
@@ -71,7 +71,7 @@ def projection_losses(outputs: jax.Array, is_quantile, supports: jax.Array, atom
         losses = losses.at[ci].set(jax.vmap(categorical_loss)(outputs[ci], supports[ci], atoms[ci], weights[ci]))
     return losses
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000013
+# %% ../../nbs/14_pe_dqn.ipynb #pe000014
 DISAGREEMENTS = ('exact', 'projected')
 
 
@@ -87,7 +87,7 @@ def beta_schedule(episode, beta, beta_final, decay_episodes) -> jax.Array:
     "β after `episode` episodes: from `beta` linearly to `beta_final` over `decay_episodes` episodes (0: always `beta`)."
     return jnp.where(jnp.asarray(decay_episodes) > 0, linear_epsilon(episode, beta, beta_final, decay_episodes), beta)
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000016
+# %% ../../nbs/14_pe_dqn.ipynb #pe000017
 PE_ABLATIONS = ('none', 'ind', 'c51c51', 'qrqr')
 BONUS_MODES = ('distributional', 'scalar_mse')
 VALUE_MEMBERS = {'none': ('qr', 'c51'), 'ind': ('qr', 'c51'), 'c51c51': ('c51', 'c51'), 'qrqr': ('qr', 'qr')}
@@ -144,7 +144,7 @@ def pe_dqn_for_budget(config: PEDQNConfig, episodes: int) -> PEDQNConfig:
     if config.beta_decay_episodes is not None: return config
     return config.replace(beta_decay_episodes=max(1, round(episodes / 3)))
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000019
+# %% ../../nbs/14_pe_dqn.ipynb #pe000020
 class PENetworks(NamedTuple):
     "The four models as one ensemble (value members, then bonus members), the value members' priors, and supports."
     net: EnsembleNetwork           # apply(params, x) -> [4, A K]
@@ -176,7 +176,7 @@ def pe_outputs(nets: PENetworks, params, prior, hparams, x: jax.Array) -> jax.Ar
     scale = jnp.where(nets.is_quantile[:2], hparams.prior_scale, hparams.prior_scale_c51)[:, None, None]
     return out.at[:2].add(scale * jax.lax.stop_gradient(nets.prior.apply(prior, x).reshape(2, A, K)))
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000022
+# %% ../../nbs/14_pe_dqn.ipynb #pe000023
 class PEHeads(NamedTuple):
     "What PE-DQN reads off the four models at one state, per action."
     atoms: jax.Array               # [4, A, K]
@@ -196,7 +196,7 @@ def pe_heads(nets: PENetworks, config: PEDQNConfig, outputs: jax.Array) -> PEHea
     else: bonus = mixture_mean(atoms[2:], probs[2:]) + w                          # the intrinsic-reward prior
     return PEHeads(atoms, probs, mixture_mean(atoms[:2], probs[:2]), w, bonus)
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000025
+# %% ../../nbs/14_pe_dqn.ipynb #pe000026
 @struct.dataclass
 class PEDQNState:
     online: Any
@@ -224,7 +224,7 @@ def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.
                       replay=replay_init(item, config.replay_capacity), env_steps=jnp.int32(0), sgd_steps=jnp.int32(0),
                       episodes=jnp.int32(0), w_act=zero, bonus_act=zero, hparams=hparams)
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000026
+# %% ../../nbs/14_pe_dqn.ipynb #pe000027
 def pe_sample_loss(nets: PENetworks, config: PEDQNConfig, beta, hparams, out, out_next, out_next_target,
                    action, reward, done_discount) -> tuple:
     """The loss of one transition (§5.1, App. B.2): `out`, `out_next` online outputs at s and s', `out_next_target` the
@@ -260,7 +260,7 @@ def pe_sample_loss(nets: PENetworks, config: PEDQNConfig, beta, hparams, out, ou
                    target_clipped=clipped)
     return value.sum() + bonus.sum(), metrics
 
-# %% ../../nbs/14_pe_dqn.ipynb #pe000029
+# %% ../../nbs/14_pe_dqn.ipynb #pe000030
 def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
     "PE-DQN (or one of its ablations) for an environment with `spec`."
     nets = make_pe_networks(config, spec)
