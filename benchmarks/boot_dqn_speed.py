@@ -40,10 +40,10 @@ def bsuite_episodes_per_second(episodes: int, warmup: int = 20) -> float:
     return episodes / (time.perf_counter() - start)
 
 
-def ours(config: BootDQNConfig, seeds: int, episodes: int) -> tuple[float, float]:
-    "(seed-episodes per second, compile seconds) for `seeds` vmapped seeds."
+def ours(config, seeds: int, episodes: int, make=make_boot_dqn) -> tuple[float, float]:
+    "(seed-episodes per second, compile seconds) of `make(config, spec)` on Deep Sea 10, `seeds` vmapped seeds."
     env = DeepSea(SIZE, mapping_seed=42)
-    run = train(TrainConfig(env, make_boot_dqn(config, gymnax_spec(env)), SIZE * episodes, episodes))
+    run = train(TrainConfig(env, make(config, gymnax_spec(env)), SIZE * episodes, episodes))
     keys = jax.random.split(jax.random.PRNGKey(0), seeds)
     start = time.perf_counter()
     compiled = jax.jit(jax.vmap(run.run)).lower(keys).compile()

@@ -10,28 +10,12 @@ bsuite's agent is timed after a warm-up that compiles it and fills its replay.
     python benchmarks/pe_dqn_speed.py [--episodes 100] [--bsuite-episodes 40] [--paper]
 """
 import argparse
-import time
 
 import jax
 
-from boot_dqn_speed import SIZE, bsuite_episodes_per_second
+from boot_dqn_speed import SIZE, bsuite_episodes_per_second, ours
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from uncertain_rl.agents.pe_dqn import PEDQNConfig, PE_DQN_CPU, make_pe_dqn
-from uncertain_rl.envs.deep_sea import DeepSea
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec
-
-
-def episodes_per_second(make, config, seeds: int, episodes: int) -> tuple[float, float]:
-    "(seed-episodes per second, compile seconds) of `make(config, spec)` on Deep Sea 10 with `seeds` vmapped seeds."
-    env = DeepSea(SIZE, mapping_seed=42)
-    run = train(TrainConfig(env, make(config, gymnax_spec(env)), SIZE * episodes, episodes))
-    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
-    start = time.perf_counter()
-    compiled = jax.jit(jax.vmap(run.run)).lower(keys).compile()
-    compile_s = time.perf_counter() - start
-    start = time.perf_counter()
-    jax.block_until_ready(compiled(keys))
-    return seeds * episodes / (time.perf_counter() - start), compile_s
 
 
 def main():
@@ -50,7 +34,7 @@ def main():
              ('ours, PE-DQN (CPU, projected w_1), 1 seed', make_pe_dqn, cpu.replace(disagreement='projected'), 1)]
     if args.paper: cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', make_pe_dqn, PEDQNConfig(), 1))
     for name, make, config, seeds in cases:
-        eps, compile_s = episodes_per_second(make, config, seeds, args.episodes)
+        eps, compile_s = ours(config, seeds, args.episodes, make)
         rows.append((name, eps / seeds, compile_s))
     print(f"{'agent':<46}{'episodes/s per seed':>20}{'vs bsuite':>11}{'compile s':>11}")
     for name, eps, compile_s in rows:
