@@ -57,6 +57,24 @@ def cell(r: dict, size: int) -> str:
     return f"{len(ok)}/{len(s)}, {med}, {int(beats_dithering(s, size).sum())}/{len(s)}"
 
 
+def plot(results: dict, sizes: list, paths: list) -> None:
+    "Median solved-at episode (unsolved runs count as the budget) against N, one line per agent, and dithering's."
+    import matplotlib; matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    singles = [a for a, rows in results.items() if len(rows) == 1]          # one size only: spread them apart
+    for k, (agent, rows) in enumerate(results.items()):
+        ns = sorted(int(n) for n in rows)
+        med = [np.median(np.where(np.asarray(rows[str(n)]['solved_at']) > 0, rows[str(n)]['solved_at'],
+                                  rows[str(n)]['budget'])) for n in ns]
+        shift = .18 * (singles.index(agent) - (len(singles) - 1) / 2) if agent in singles else 0.
+        ax.plot(np.asarray(ns) + shift, med, marker='osD^vP'[k % 6], label=LABELS[agent])
+    ax.plot(sizes, [2. ** n + 100 for n in sizes], 'k:', label='dithering (2^N + 100)')
+    ax.set_yscale('log'); ax.set_xlabel('Deep Sea size N'); ax.set_ylabel('median solved-at episode\n(unsolved = budget)')
+    ax.legend(fontsize=7); fig.tight_layout()
+    for p in paths: fig.savefig(p, dpi=80)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--sizes', type=int, nargs='+', default=[8, 10, 12, 14])
@@ -85,19 +103,7 @@ def main():
     (out / 'table.md').write_text(table + '\n\nEach cell: seeds solved (bsuite\'s rule), median solved-at episode '
                                   'of the solved seeds, seeds that beat dithering (solved before 2^N + 100).\n')
     print(table)
-    import matplotlib; matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for agent, rows in results.items():
-        ns = sorted(int(n) for n in rows)
-        budget = [rows[str(n)]['budget'] for n in ns]
-        med = [np.median(np.where(np.asarray(rows[str(n)]['solved_at']) > 0, rows[str(n)]['solved_at'], b))
-               for n, b in zip(ns, budget)]
-        ax.plot(ns, med, marker='o', label=LABELS[agent])
-    ax.plot(sizes, [2. ** n + 100 for n in sizes], 'k:', label='dithering (2^N + 100)')
-    ax.set_yscale('log'); ax.set_xlabel('Deep Sea size N'); ax.set_ylabel('median solved-at episode\n(unsolved = budget)')
-    ax.legend(fontsize=7); fig.tight_layout()
-    for p in (out / 'pe_dqn_deep_sea.png', Path(args.figure)): fig.savefig(p, dpi=80)
+    plot(results, sizes, [out / 'pe_dqn_deep_sea.png', Path(args.figure)])
 
 
 if __name__ == '__main__':
