@@ -9,8 +9,8 @@ separately), run once warm, then timed as the median of `--repeats` calls with `
 our calls alternate so that a shared machine's noise falls on both. The last line is
 `emcts/mctx time ratio: R`, the worst (largest) ratio over every (policy, batch, simulations) point.
 
-    python benchmarks/emcts_speed.py                       # batches 64, 1024; simulations 32, 128; ~2 min, 2-core CPU
-    python benchmarks/emcts_speed.py --quick               # batch 16, 8 simulations: a smoke run, < 30 s
+    python benchmarks/emcts_speed.py                       # batches 64, 1024; simulations 32, 128; ~3 min, 2-core CPU
+    python benchmarks/emcts_speed.py --quick               # batch 16, 8 simulations: a smoke run, < 30 s (24 s measured)
     python benchmarks/emcts_speed.py --batches 64 --simulations 32 128 --aggregation node_std
 
 Batch 1,024 x 128 simulations is the slowest point on a CPU (a few hundred ms a call on 2 cores); it is kept in the
