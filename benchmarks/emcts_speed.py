@@ -13,8 +13,9 @@ our calls alternate so that a shared machine's noise falls on both. The last lin
     python benchmarks/emcts_speed.py --quick               # batch 16, 8 simulations: a smoke run, < 30 s (24 s measured)
     python benchmarks/emcts_speed.py --batches 64 --simulations 32 128 --aggregation node_std
 
-Batch 1,024 x 128 simulations is the slowest point on a CPU (a few hundred ms a call on 2 cores); it is kept in the
-default because it is the point the issue asks for, and `--batches` / `--simulations` drop it.
+Batch 1,024 x 128 simulations is the slowest point on a CPU (2.3 to 4.6 s a call on 2 cores, about 2 of the 3
+minutes); it is kept in the default because it is the point the issue asks for, and `--batches` / `--simulations`
+drop it.
 """
 import argparse
 import statistics
