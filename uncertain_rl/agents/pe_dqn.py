@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['DISAGREEMENTS', 'PE_ABLATIONS', 'BONUS_MODES', 'VALUE_MEMBERS', 'PE_DQN_CPU', 'member_distributions', 'mixture_mean',
-           'mixture_target', 'categorical_loss', 'projection_losses', 'disagreement', 'beta_schedule', 'PEDQNConfig',
-           'pe_dqn_config', 'pe_dqn_for_budget', 'PENetworks', 'make_pe_networks', 'pe_outputs', 'PEHeads', 'pe_heads',
-           'PEDQNState', 'init_pe_dqn', 'pe_sample_loss', 'make_pe_dqn']
+           'mixture_target', 'categorical_loss', 'projection_losses', 'disagreement', 'grid_disagreement',
+           'beta_schedule', 'PEDQNConfig', 'pe_dqn_config', 'pe_dqn_for_budget', 'PENetworks', 'make_pe_networks',
+           'pe_outputs', 'PEHeads', 'pe_heads', 'PEDQNState', 'init_pe_dqn', 'pe_sample_loss', 'make_pe_dqn']
 
 # %% ../../nbs/14_pe_dqn.ipynb #pe000005
 from dataclasses import dataclass
@@ -79,8 +79,15 @@ def disagreement(atoms: jax.Array, probs: jax.Array, grid: jax.Array | None = No
     """w_avg of members `atoms, probs [M, K]`: exact w_1 between them (`grid=None`, the paper's), or after projecting
     every member onto `grid` first (the authors' code's "projected" variant, bounded by the grid's width)."""
     if grid is None: return ensemble_disagreement(atoms, probs)
-    on_grid = jax.vmap(categorical_projection, (0, 0, None))(atoms, probs, grid)
-    return ensemble_disagreement(jnp.broadcast_to(grid, on_grid.shape), on_grid)
+    return grid_disagreement(jax.vmap(categorical_projection, (0, 0, None))(atoms, probs, grid), grid)
+
+
+def grid_disagreement(probs: jax.Array, grid: jax.Array) -> jax.Array:
+    """w_avg of members that share one sorted `grid [K]` (`probs [M, K]`): on a common grid the CDFs need no sort,
+    w_1 = sum_k |F_i(z_k) - F_j(z_k)| (z_{k+1} - z_k), each unordered pair once."""
+    cdf = jnp.cumsum(probs, -1)[:, :-1]
+    i, j = np.triu_indices(probs.shape[0], 1)
+    return (jnp.abs(cdf[i] - cdf[j]) @ jnp.diff(grid)).mean()
 
 
 def beta_schedule(episode, beta, beta_final, decay_episodes) -> jax.Array:
