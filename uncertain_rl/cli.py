@@ -111,6 +111,9 @@ def check_args(args) -> None:
             raise UsageError(f"--env {args.env!r}: unknown bsuite id (examples: bsuite:deep_sea/0, bsuite:cartpole/0)")
     elif args.env not in ENVS:
         raise UsageError(f"--env must be one of {', '.join(ENVS)} or bsuite:ID, got {args.env!r}")
+    runs_on = agent_entry(args.agent).envs
+    if runs_on and args.env not in runs_on:
+        raise UsageError(f"--agent {args.agent} runs on --env {'|'.join(runs_on)} only, got --env {args.env}")
     for name, low in (('size', 1), ('episodes', 1), ('seeds', 1), ('seed', 0), ('mapping_seed', 0)):
         check_int(_flag(name), getattr(args, name), low)
     if args.steps is not None: check_int('--steps', args.steps, 1)

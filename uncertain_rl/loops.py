@@ -53,14 +53,17 @@ class EnvSpec(NamedTuple):
     obs_shape: tuple
     num_actions: int
     one_hot_obs: bool          # observations are one-hot (or all zero): first layers may use row lookups
+    env: Any = None            # the environment itself, for agents that plan with the true model (E-AZ); None: unknown
+    env_params: Any = None     # its parameters (None: its defaults)
 
 
 def gymnax_spec(env, env_params=None) -> EnvSpec:
-    "The `EnvSpec` of a gymnax environment; ours say `one_hot_observations = True` where observations are one-hot."
+    """The `EnvSpec` of a gymnax environment; ours say `one_hot_observations = True` where observations are one-hot.
+    The environment (and `env_params`) ride along for agents that plan with the true model."""
     params = env.default_params if env_params is None else env_params
     obs_shape = env.observation_space(params).shape
     one_hot = bool(getattr(env, 'one_hot_observations', False))
-    return EnvSpec(tuple(obs_shape), int(env.action_space(params).n), one_hot)
+    return EnvSpec(tuple(obs_shape), int(env.action_space(params).n), one_hot, env, env_params)
 
 # %% ../nbs/04_loops.ipynb #09e5d37d
 BSUITE_INFO_KEYS = ('total_bad_episodes', 'denoised_return')

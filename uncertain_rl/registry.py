@@ -14,6 +14,7 @@ import numpy as np
 
 from .agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from .agents.pe_dqn import make_pe_dqn, pe_dqn_config, pe_dqn_for_budget
+from .agents.e_az import e_az_config, make_e_az
 from .agents.dqn import DQNConfig, make_dqn
 from .agents.tdu import TDUConfig, make_tdu
 from .agents.ucb import make_ucb, ucb_agent_config
@@ -32,6 +33,7 @@ class AgentEntry:
     options: tuple = ('prior_scale',)  # config fields the command line exposes for this agent
     env_presets: dict = field(default_factory=dict)   # environment name -> config overrides (tuned settings)
     for_budget: Callable | None = None # (config, episodes) -> config: settings tied to the run's length (β schedules)
+    envs: tuple = ()                   # the registered environments it runs on (empty: any)
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,17 @@ PE_DQN_SUPPORTS = {'deep_sea_stochastic': dict(v_min=-4., v_max=4.), 'chain': di
 register_agent(AgentEntry('pe_dqn', pe_dqn_config, make_pe_dqn,
                           'PE-DQN: a QR + C51 projection ensemble, acting on mean + β·propagated w_1 bonus',
                           ('prior_scale', 'beta', 'ablation'), env_presets=PE_DQN_SUPPORTS,
-                          for_budget=pe_dqn_for_budget));
+                          for_budget=pe_dqn_for_budget))
+# E-AZ plans with the true model of the deterministic Deep Sea (the environment rides in the EnvSpec)
+register_agent(AgentEntry('e_az', lambda **kw: e_az_config('e_az', **kw), make_e_az,
+                          'E-AZ: epistemic MCTS (EPUCT on q + β·σ_q) with the true Deep Sea model, tabular',
+                          ('beta', 'simulations'), envs=('deep_sea',)))
+register_agent(AgentEntry('az', lambda **kw: e_az_config('az', **kw), make_e_az,
+                          'AlphaZero with the true Deep Sea model: β = 0, Dirichlet noise, visit sampling',
+                          ('simulations',), envs=('deep_sea',)))
+register_agent(AgentEntry('az_ube', lambda **kw: e_az_config('az_ube', **kw), make_e_az,
+                          'AZ + UBE (Eq. 28): AZ search, exploratory actions on a root-only q + β·σ bonus',
+                          ('beta', 'simulations'), envs=('deep_sea',)));
 
 # %% ../nbs/81_registry.ipynb #8206816f
 def _deep_sea(variant: str) -> EnvEntry:

@@ -101,6 +101,11 @@ KNOWN_QUANTITIES = {q.name: q for q in [
     Quantity('vote_entropy', 'vote entropy', per_action=False, help="the entropy of the heads' votes (nats)"),
     Quantity('w_avg', 'PE-DQN w_avg', help="PE-DQN: w_1 between the QR and C51 value members (the local uncertainty)"),
     Quantity('pe_bonus', 'PE-DQN bonus b', help="PE-DQN: the propagated bonus the agent adds, times β, to the mean"),
+    Quantity('root_value_std', 'search root σ_V', per_action=False,
+             help="E-AZ: the root's value std after an exploratory search from the cell (Eq. 14, 15 propagated)"),
+    Quantity('root_q_std', 'search root σ_q', help="E-AZ: the root's per-action std σ_q after that search"),
+    Quantity('search_visits', 'search visits', 'count', help="E-AZ: the root's visit counts in that search"),
+    Quantity('ube', 'UBE û', per_action=False, help="E-AZ: the learned value variance û of the cell (Eq. 24)"),
 ]}
 LOOP_ENTRIES = ('step', 'episode', 'last_path', 'greedy_path')
 DIRECTIONS = ('right', 'left', 'both')

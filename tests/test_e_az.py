@@ -1,0 +1,102 @@
+"""E-AZ, AZ and AZ + UBE on Deep Sea with the true model (notebook `17_e_az`): short runs of every mode (finite,
+compiled once for all seeds, vmapped seeds equal separate runs), the command line (and its one-line exit 2), the
+viewer's signals, and learning: Deep Sea 10 (fast) and the issue's target R2 on Deep Sea 20 (marked slow).
+
+Seeds are PRNGKey(0 .. n-1), action map 42 (the command line's default). Measured (2 CPU cores, 5 seeds each):
+- N = 10, 3,000 steps: E-AZ first treasure in every seed; AZ never (thresholds: E-AZ >= 4 of 5, AZ <= 1 of 5).
+- N = 20, 20,000 steps (R2): see the slow test; thresholds E-AZ >= 4 of 5, AZ <= 1 of 5.
+"""
+import jax
+import numpy as np
+import pytest
+
+from uncertain_rl.agents.e_az import EAZ_MODES, e_az_config, make_e_az
+from uncertain_rl.cli import main
+from uncertain_rl.envs.deep_sea import DeepSea
+from uncertain_rl.loops import TrainConfig, gymnax_spec, run_chunked, train
+from uncertain_rl.metrics import first_treasure_episode
+from uncertain_rl.viz import load_run
+
+
+def _run(mode, size, steps, seeds, **overrides):
+    env = DeepSea(size, mapping_seed=42)
+    agent = make_e_az(e_az_config(mode, **overrides), gymnax_spec(env))
+    run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=steps // size))
+    keys = jax.vmap(jax.random.PRNGKey)(np.arange(seeds))
+    return run, keys, run_chunked(run, keys, num_chunks=2, progress=False)
+
+
+@pytest.mark.parametrize('mode', EAZ_MODES)
+def test_modes_run_finite_and_vmapped_seeds_equal_single_runs(mode):
+    run, keys, res = _run(mode, 6, 6 * 30, 2, simulations=8)
+    for k in ('root_value', 'root_std', 'explorer'): assert np.isfinite(res.logs[k]).all(), k
+    assert res.compile_seconds > 0 and (res.episodes == 30).all()
+    np.testing.assert_array_equal(np.asarray(res.agent_state.counts).sum((1, 2, 3)), [180, 180])
+    single = jax.jit(run.run)
+    for i in range(2):
+        state, logs = single(keys[i])
+        np.testing.assert_array_equal(np.asarray(state.counts), np.asarray(res.agent_state.counts)[i])
+        np.testing.assert_allclose(np.asarray(logs['episode_return']), res.logs['episode_return'][i], atol=1e-6)
+
+
+def test_whole_run_compiles_once():
+    "Two chunks of one compiled scan: the step function is traced once, not once per step or seed."
+    env = DeepSea(5, mapping_seed=42)
+    agent = make_e_az(e_az_config('e_az', simulations=4), gymnax_spec(env))
+    traces = []
+    act = agent.act
+    counted = agent._replace(act=lambda *a: (traces.append(1), act(*a))[1])
+    run = train(TrainConfig(env, counted, num_steps=100, max_episodes=20))
+    keys = jax.vmap(jax.random.PRNGKey)(np.arange(3))
+    run_chunked(run, keys, num_chunks=4, progress=False)
+    assert len(traces) <= 3, len(traces)      # init's metric probe, the compiled chunk (and its abstract evaluation)
+
+
+def test_cli_trains_e_az_with_snapshots(tmp_path, capsys):
+    "E-AZ through the command line (AZ shares its code and is trained through the registry in the learning test)."
+    for agent in ('e_az',):
+        out = tmp_path / agent
+        assert main(['train', '--agent', agent, '--size', '5', '--steps', '200', '--seeds', '2', '--simulations', '8',
+                     '--snapshots', '2', '--out', str(out), '--no-progress']
+                    + (['--beta', '3'] if agent == 'e_az' else [])) == 0
+        text = capsys.readouterr().out
+        assert 'first_treasure' in text and 'solved_at' in text
+        run = load_run(out)
+        assert {'root_value_std', 'root_q_std', 'search_visits', 'ube'} <= set(run.snapshots)
+        assert run.snapshots['search_visits'].sum(-1).max() == 8
+
+
+@pytest.mark.parametrize('args, word', [
+    (['--agent', 'e_az', '--simulations', '0'], 'simulations'),
+    (['--agent', 'az', '--beta', '1'], '--beta applies only'),
+    (['--agent', 'e_az', '--env', 'chain'], 'runs on --env deep_sea only'),
+    (['--agent', 'e_az', '--beta', '-1'], 'beta'),
+    (['--agent', 'e_az', '--steps', '0'], 'steps'),
+])
+def test_bad_options_exit_2_in_one_line(tmp_path, capsys, args, word):
+    assert main(['train', *args, '--size', '5', '--out', str(tmp_path / 'r'), '--no-progress']) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and word in err, err
+
+
+def test_learning_deep_sea_10():
+    "Deep Sea 10, 3,000 steps (300 episodes), seeds 0-4: E-AZ finds the treasure in >= 4 of 5 seeds, AZ in <= 1."
+    found = {}
+    for mode in ('e_az', 'az'):
+        _, _, res = _run(mode, 10, 3000, 5)
+        first = first_treasure_episode(res.logs['denoised_return'])
+        found[mode] = int((first > 0).sum())
+        print(mode, 'first treasure episodes', first)
+    assert found['e_az'] >= 4 and found['az'] <= 1, found
+
+
+@pytest.mark.slow
+def test_r2_deep_sea_20():
+    "R2: Deep Sea 20, 20,000 steps, seeds 0-4: E-AZ finds the treasure in >= 4 of 5 seeds, AZ in <= 1 of 5."
+    found = {}
+    for mode in ('e_az', 'az'):
+        _, _, res = _run(mode, 20, 20_000, 5)
+        first = first_treasure_episode(res.logs['denoised_return'])
+        found[mode] = int((first > 0).sum())
+        print(mode, 'first treasure episodes', first)
+    assert found['e_az'] >= 4 and found['az'] <= 1, found
