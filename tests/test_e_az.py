@@ -79,23 +79,14 @@ def test_bad_options_exit_2_in_one_line(tmp_path, capsys, args, word):
     assert len(err.splitlines()) == 1 and word in err, err
 
 
-def test_learning_deep_sea_10():
-    "Deep Sea 10, 3,000 steps (300 episodes), seeds 0-4: E-AZ finds the treasure in >= 4 of 5 seeds, AZ in <= 1."
+@pytest.mark.parametrize('size, steps', [
+    (10, 3000),                                                         # the default run's learning test (300 episodes)
+    pytest.param(20, 20_000, marks=pytest.mark.slow)])                  # R2
+def test_e_az_finds_the_treasure_and_az_does_not(size, steps):
+    "Seeds 0-4: E-AZ finds the treasure in >= 4 of 5 seeds, AZ in <= 1 of 5."
     found = {}
     for mode in ('e_az', 'az'):
-        _, _, res = _run(mode, 10, 3000, 5)
-        first = first_treasure_episode(res.logs['denoised_return'])
-        found[mode] = int((first > 0).sum())
-        print(mode, 'first treasure episodes', first)
-    assert found['e_az'] >= 4 and found['az'] <= 1, found
-
-
-@pytest.mark.slow
-def test_r2_deep_sea_20():
-    "R2: Deep Sea 20, 20,000 steps, seeds 0-4: E-AZ finds the treasure in >= 4 of 5 seeds, AZ in <= 1 of 5."
-    found = {}
-    for mode in ('e_az', 'az'):
-        _, _, res = _run(mode, 20, 20_000, 5)
+        _, _, res = _run(mode, size, steps, 5)
         first = first_treasure_episode(res.logs['denoised_return'])
         found[mode] = int((first > 0).sum())
         print(mode, 'first treasure episodes', first)
