@@ -6,8 +6,8 @@
 __all__ = ['T', 'batch_update', 'EpistemicTree', 'EpistemicSummary', 'EpistemicRootFnOutput', 'EpistemicRecurrentFnOutput',
            'epistemic_root', 'epistemic_recurrent_fn', 'update', 'update_tree_node', 'instantiate_epistemic_tree',
            'random_tabular_model', 'tabular_root', 'tabular_recurrent_fn', 'as_mctx', 'two_armed_model', 'simulate',
-           'switching_action_selection', 'expand', 'edge_and_node_stds', 'backward', 'epistemic_search',
-           'optimistic_qvalues', 'optimistic_value', 'epistemic_qtransform_by_parent_and_siblings',
+           'switching_action_selection', 'expand', 'edge_and_node_stds', 'backward_one_tree', 'backward',
+           'epistemic_search', 'optimistic_qvalues', 'optimistic_value', 'epistemic_qtransform_by_parent_and_siblings',
            'epistemic_qtransform_by_min_max', 'mixed_value', 'complete', 'rescale',
            'epistemic_qtransform_completed_by_mix_value', 'EpistemicPolicyOutput', 'mask_invalid_actions',
            'logits_from_probs', 'add_dirichlet_noise', 'apply_temperature', 'masked_argmax', 'score_considered',
@@ -330,13 +330,8 @@ def edge_and_node_stds(tree: EpistemicTree, parent, action, child, backup_var, c
     return node_std, node_var, q_std
 
 
-def backward(tree: EpistemicTree, leaf_index, aggregation: str = 'edge_std') -> EpistemicTree:
-    "mctx's `backward` (batched), also carrying the backup's variance up with squared discounts (Eq. 14)."
-    aggregation = check_choice('aggregation', aggregation, AGGREGATIONS)
-    return jax.vmap(functools.partial(_unbatched_backward, aggregation=aggregation))(tree, leaf_index)
-
-
-def _unbatched_backward(tree: EpistemicTree, leaf_index, aggregation: str) -> EpistemicTree:
+def backward_one_tree(tree: EpistemicTree, leaf_index, aggregation: str) -> EpistemicTree:
+    "mctx's `backward` for one tree (mctx vmaps it), also carrying the backup's variance up with squared discounts."
     def cond_fun(loop_state):
         return loop_state[-1] != EpistemicTree.ROOT_INDEX
 
@@ -367,6 +362,41 @@ def _unbatched_backward(tree: EpistemicTree, leaf_index, aggregation: str) -> Ep
     loop_state = (tree, tree.node_values[leaf_index], tree.raw_value_vars[leaf_index], leaf_index)
     tree, _, _, _ = jax.lax.while_loop(cond_fun, body_fun, loop_state)
     return tree
+
+def backward(tree: EpistemicTree, leaf_index, aggregation: str = 'edge_std') -> EpistemicTree:
+    """`backward_one_tree` on a batch of trees, written batched: one while loop runs until every row has reached its
+    root; a row that is already there writes to an out-of-range index, which `mode='drop'` discards."""
+    aggregation = check_choice('aggregation', aggregation, AGGREGATIONS)
+    rows, num_nodes = jnp.arange(tree.node_values.shape[0]), tree.node_values.shape[1]
+    stds = jax.vmap(functools.partial(edge_and_node_stds, aggregation=aggregation))
+
+    def body_fun(loop_state):
+        tree, leaf_value, leaf_var, index = loop_state
+        active = index != EpistemicTree.ROOT_INDEX
+        parent = jnp.where(active, tree.parents[rows, index], 0)
+        action = jnp.where(active, tree.action_from_parent[rows, index], 0)
+        count = tree.node_visits[rows, parent]
+        reward, discount = tree.children_rewards[rows, parent, action], tree.children_discounts[rows, parent, action]
+        value = reward + discount * leaf_value
+        var = backup_variance(tree.children_reward_vars[rows, parent, action], discount, leaf_var)
+        node_std, node_var, q_std = stds(tree, parent, action, index, var, count)
+        target = jnp.where(active, parent, num_nodes)                       # out of range: the write is dropped
+        def put(x, v, *idx): return x.at[(rows, target) + idx].set(v, mode='drop')
+        tree = tree.replace(
+            node_values=put(tree.node_values, (tree.node_values[rows, parent] * count + value) / (count + 1.)),
+            node_visits=put(tree.node_visits, count + 1),
+            children_values=put(tree.children_values, tree.node_values[rows, index], action),
+            children_visits=put(tree.children_visits, tree.children_visits[rows, parent, action] + 1, action),
+            node_stds=put(tree.node_stds, node_std),
+            node_vars=put(tree.node_vars, node_var),
+            children_q_stds=put(tree.children_q_stds, q_std, action))
+        return (tree, jnp.where(active, value, leaf_value), jnp.where(active, var, leaf_var),
+                jnp.where(active, parent, EpistemicTree.ROOT_INDEX))
+
+    leaf_index = jnp.asarray(leaf_index, dtype=jnp.int32)
+    loop_state = (tree, tree.node_values[rows, leaf_index], tree.raw_value_vars[rows, leaf_index], leaf_index)
+    return jax.lax.while_loop(lambda s: jnp.any(s[-1] != EpistemicTree.ROOT_INDEX), body_fun, loop_state)[0]
+
 
 # %% ../nbs/16_emcts.ipynb #em000025
 def epistemic_search(params, rng_key, *, root: EpistemicRootFnOutput, recurrent_fn: Callable,
