@@ -84,7 +84,7 @@ def disagreement(atoms: jax.Array, probs: jax.Array, grid: jax.Array | None = No
 
 def grid_disagreement(probs: jax.Array, grid: jax.Array) -> jax.Array:
     """w_avg of members that share one sorted `grid [K]` (`probs [M, K]`): on a common grid the CDFs need no sort,
-    w_1 = sum_k |F_i(z_k) - F_j(z_k)| (z_{k+1} - z_k), each unordered pair once."""
+    w_1 = sum_k abs(F_i(z_k) - F_j(z_k)) (z_{k+1} - z_k), each unordered pair once."""
     cdf = jnp.cumsum(probs, -1)[:, :-1]
     i, j = np.triu_indices(probs.shape[0], 1)
     return (jnp.abs(cdf[i] - cdf[j]) @ jnp.diff(grid)).mean()
