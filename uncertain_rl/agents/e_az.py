@@ -17,7 +17,7 @@ from flax import struct
 
 from ..checks import Config, option, integer, number, choice
 from ..emcts import EpistemicRecurrentFnOutput, EpistemicRootFnOutput, epistemic_muzero_policy
-from ..envs.deep_sea import DeepSea, DeepSeaParams, DeepSeaState, deep_sea_transition
+from ..envs.deep_sea import DeepSea, DeepSeaParams, deep_sea_mean_transition
 from ..loops import Agent, Cells, EnvSpec
 from ..propagation import AGGREGATIONS, count_novelty, horizon_factor, leaf_value_variance, safe_sqrt
 
@@ -64,10 +64,7 @@ def deep_sea_position(obs: jax.Array) -> tuple:
 
 def deep_sea_step(params: DeepSeaParams, size: int, row, col, action) -> tuple:
     "The true deterministic transition: `(next_row, next_column, terminal)` from (row, col) by `action`."
-    start = DeepSeaState(jnp.asarray(row, jnp.int32), jnp.asarray(col, jnp.int32), jnp.bool_(False), jnp.int32(0),
-                         jnp.float32(0.))
-    nxt, _, terminal = deep_sea_transition(jax.random.PRNGKey(0), start, action,
-                                           params.replace(deterministic=jnp.bool_(True)), size)
+    nxt, _, terminal = deep_sea_mean_transition(params, size, row, col, action)
     return nxt.row, nxt.column, terminal
 
 # %% ../../nbs/17_e_az.ipynb #f177152d

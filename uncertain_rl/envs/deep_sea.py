@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['DEEP_SEA_VARIANTS', 'deep_sea_action_mapping', 'DeepSeaState', 'DeepSeaParams', 'deep_sea_observation',
-           'deep_sea_transition', 'DeepSea', 'make_deep_sea', 'optimal_actions', 'rollout', 'render_deep_sea']
+           'deep_sea_transition', 'deep_sea_mean_transition', 'DeepSea', 'make_deep_sea', 'optimal_actions', 'rollout',
+           'render_deep_sea']
 
 # %% ../../nbs/00_envs.deep_sea.ipynb #d432e9c7
 from functools import partial
@@ -72,6 +73,13 @@ def deep_sea_transition(key: jax.Array, state: DeepSeaState, action: jax.Array, 
         denoised_return=state.denoised_return + treasure.astype(jnp.float32))
     return next_state, reward, terminated
 
+
+def deep_sea_mean_transition(params: DeepSeaParams, size: int, row, col, action) -> tuple:
+    "The transition from cell `(row, col)` by `action` without noise or slip: `(next_state, reward, terminated)`."
+    start = DeepSeaState(jnp.asarray(row, jnp.int32), jnp.asarray(col, jnp.int32), jnp.bool_(False), jnp.int32(0),
+                         jnp.float32(0.))
+    return deep_sea_transition(jax.random.PRNGKey(0), start, action, params.replace(deterministic=jnp.bool_(True)), size)
+
 # %% ../../nbs/00_envs.deep_sea.ipynb #59aa2f3f
 class DeepSea(environment.Environment):
     "bsuite's Deep Sea as a gymnax environment (jit- and vmap-able)."
@@ -121,12 +129,11 @@ class DeepSea(environment.Environment):
     def cells(self, params: DeepSeaParams | None = None) -> Cells:
         "Every cell, row-major (`r * N + c`): its observation and, per action, its transition without noise or slip."
         params = self.default_params if params is None else params
-        N, mean = self.size, params.replace(deterministic=jnp.bool_(True))
+        N = self.size
         rows, cols = jnp.divmod(jnp.arange(N * N, dtype=jnp.int32), N)
 
         def transition(row, col, action):
-            start = DeepSeaState(row, col, jnp.bool_(False), jnp.int32(0), jnp.float32(0.))
-            nxt, reward, terminated = deep_sea_transition(jax.random.PRNGKey(0), start, action, mean, N)
+            nxt, reward, terminated = deep_sea_mean_transition(params, N, row, col, action)
             return Transition(deep_sea_observation(row, col, N), action, reward, 1. - terminated.astype(jnp.float32),
                               deep_sea_observation(nxt.row, nxt.column, N), terminated)
         per_cell = lambda r, c: jax.vmap(transition, in_axes=(None, None, 0))(r, c, jnp.arange(2, dtype=jnp.int32))
