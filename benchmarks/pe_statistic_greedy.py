@@ -24,10 +24,11 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 
 from uncertain_rl.acting import random_argmax
+from uncertain_rl.agents.pe_dqn import categorical_loss, member_distributions
 from uncertain_rl.ensembles import make_ensemble, one_hot_index
 from uncertain_rl.envs.deep_sea import DeepSea, render_deep_sea
 from uncertain_rl.learning import fused_step, member_optimizer, periodic_sync
-from uncertain_rl.projections import bellman_atoms, categorical_projection, quantile_huber_loss
+from uncertain_rl.projections import bellman_atoms, quantile_huber_loss
 from uncertain_rl.replay import replay_add, replay_init, replay_sample
 
 STATISTICS = ('mean', 'variance', 'skewness', 'kurtosis')
@@ -37,9 +38,9 @@ SUPPORT = jnp.linspace(-1., 1., K)
 
 
 def distribution(projection: str, out: jax.Array) -> tuple:
-    "Atoms and probabilities `[A, K]` of the network output `[A, K]`: C51 logits or QR quantiles."
-    if projection == 'C51': return jnp.broadcast_to(SUPPORT, out.shape), jax.nn.softmax(out)
-    return out, jnp.full(out.shape, 1. / K)
+    "Atoms and probabilities `[A, K]` of the network output `[A, K]`: C51 logits or QR quantiles (one PE-DQN member)."
+    atoms, probs = member_distributions(out[None], (projection == 'QR',), SUPPORT[None])
+    return atoms[0], probs[0]
 
 
 def moments(x: jax.Array, p: jax.Array) -> jax.Array:
@@ -56,8 +57,7 @@ def sample_loss(projection: str, out, out_next, action, discount) -> jax.Array:
     x_next, p_next = distribution(projection, jax.lax.stop_gradient(out_next))
     a_next = jnp.argmax((x_next * p_next).sum(-1))
     atoms = bellman_atoms(0., GAMMA * discount, x_next[a_next])
-    if projection == 'C51':
-        return -(categorical_projection(atoms, p_next[a_next], SUPPORT) * jax.nn.log_softmax(out[action])).sum()
+    if projection == 'C51': return categorical_loss(out[action], SUPPORT, atoms, p_next[a_next])
     return quantile_huber_loss(out[action], atoms, kappa=1.)
 
 
