@@ -8,7 +8,7 @@ __all__ = ['T', 'batch_update', 'EpistemicTree', 'EpistemicSummary', 'EpistemicR
            'random_tabular_model', 'tabular_root', 'tabular_recurrent_fn', 'as_mctx', 'two_armed_model', 'simulate',
            'switching_action_selection', 'expand', 'edge_and_node_stds', 'backward_one_tree', 'backward',
            'epistemic_search', 'optimistic_qvalues', 'optimistic_value', 'epistemic_qtransform_by_parent_and_siblings',
-           'epistemic_qtransform_by_min_max', 'mixed_value', 'complete', 'rescale',
+           'epistemic_qtransform_by_min_max', 'euct_action_selection', 'mixed_value', 'complete', 'rescale',
            'epistemic_qtransform_completed_by_mix_value', 'EpistemicPolicyOutput', 'mask_invalid_actions',
            'logits_from_probs', 'add_dirichlet_noise', 'apply_temperature', 'masked_argmax', 'score_considered',
            'epistemic_muzero_policy', 'epistemic_gumbel_muzero_policy']
@@ -463,6 +463,20 @@ def epistemic_qtransform_by_min_max(tree: EpistemicTree, node_index, *, min_valu
     value_score = jnp.where(tree.children_visits[node_index] > 0, qvalues, min_value)
     return (value_score - min_value) / (max_value - min_value)
 
+# %% ../nbs/16_emcts.ipynb #em000101
+def euct_action_selection(rng_key, tree: EpistemicTree, node_index, depth, *, c_uct=1.,
+                          qtransform: Callable = epistemic_qtransform_by_parent_and_siblings):
+    """EUCT (Eq. 11): `qtransform`'s score of `q^beta` plus `c_uct sqrt(2 log sum_b N(s, b) / N(s, a))`; an action not
+    yet tried is taken first (ties broken by mctx's 1e-7 noise), an invalid root action never."""
+    visit_counts = tree.children_visits[node_index]
+    invalid = tree.root_invalid_actions * (depth == 0) > 0
+    exploration = c_uct * jnp.sqrt(2 * jnp.log(jnp.maximum(jnp.sum(visit_counts), 1)) / jnp.maximum(visit_counts, 1))
+    noise = 1e-7 * jax.random.uniform(rng_key, (tree.num_actions,))
+    untried = (visit_counts == 0) & ~invalid
+    to_argmax = jnp.where(jnp.any(untried), jnp.where(untried, noise, -jnp.inf),
+                          qtransform(tree, node_index) + exploration + noise)
+    return jnp.argmax(jnp.where(invalid, -jnp.inf, to_argmax)).astype(jnp.int32)
+
 # %% ../nbs/16_emcts.ipynb #em000041
 def mixed_value(raw_value, qvalues, visit_counts, prior_probs):
     "Gumbel MuZero's mixed value (App. D): the raw value and the prior-weighted visited `qvalues`, weighted by visits."
@@ -561,15 +575,16 @@ def epistemic_muzero_policy(params, rng_key, root: EpistemicRootFnOutput, recurr
                             loop_fn: Callable = jax.lax.fori_loop, *, beta=0., aggregation: str = 'edge_std',
                             qtransform: Callable = epistemic_qtransform_by_parent_and_siblings,
                             dirichlet_fraction=0.25, dirichlet_alpha=0.3, pb_c_init=1.25, pb_c_base=19652,
-                            temperature=1.0) -> EpistemicPolicyOutput:
-    "`mctx.muzero_policy` on an epistemic search: EPUCT (Eq. 12) through mctx's own `muzero_action_selection`."
+                            temperature=1.0, action_selection: Optional[Callable] = None) -> EpistemicPolicyOutput:
+    """`mctx.muzero_policy` on an epistemic search: EPUCT (Eq. 12) through mctx's own `muzero_action_selection`, or
+    another selector with its signature (`action_selection`, e.g. `functools.partial(euct_action_selection, c_uct=1.)`)."""
     rng_key, dirichlet_rng_key, search_rng_key = jax.random.split(rng_key, 3)
     noisy_logits = logits_from_probs(add_dirichlet_noise(
         dirichlet_rng_key, jax.nn.softmax(root.prior_logits), dirichlet_fraction=dirichlet_fraction,
         dirichlet_alpha=dirichlet_alpha))
     root = root.replace(prior_logits=mask_invalid_actions(noisy_logits, invalid_actions))
-    interior_action_selection_fn = functools.partial(mctx.muzero_action_selection, pb_c_base=pb_c_base,
-                                                     pb_c_init=pb_c_init, qtransform=qtransform)
+    interior_action_selection_fn = action_selection or functools.partial(
+        mctx.muzero_action_selection, pb_c_base=pb_c_base, pb_c_init=pb_c_init, qtransform=qtransform)
     root_action_selection_fn = functools.partial(interior_action_selection_fn, depth=0)
     search_tree = epistemic_search(
         params=params, rng_key=search_rng_key, root=root, recurrent_fn=recurrent_fn,

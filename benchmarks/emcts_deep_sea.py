@@ -1,0 +1,78 @@
+"""E-AZ, AZ + UBE and AZ on Deep Sea with the true model (R2 and R3 of the E-AZ notebook).
+
+Every agent runs on the same map (mapping seed 42) and seeds, with a budget of `--episodes` episodes (N steps each)
+per size; each (agent, size) is one compiled call with the seeds vmapped, stopped once every run has solved. Reported
+per cell: seeds that found the treasure, the median environment steps to the first treasure (Table 1's measure),
+seeds solved by bsuite's rule (the fraction of bad episodes falls below 0.9) and the median solved-at episode.
+
+    python benchmarks/emcts_deep_sea.py --sizes 20 25 30 --seeds 5 --episodes 1000     # R3 (about 15 min on 2 cores)
+    python benchmarks/emcts_deep_sea.py --sizes 40 --seeds 20 --episodes 1200            # the paper's Table 1 size (GPU)
+
+Writes `table.md` and `results.json` under `--out`.
+"""
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from uncertain_rl.agents.e_az import e_az_config, make_e_az
+from uncertain_rl.envs.deep_sea import DeepSea
+from uncertain_rl.experiments import sweep
+from uncertain_rl.metrics import first_treasure_episode, solved_at
+
+AGENTS = {'e_az': ('E-AZ (β = 10)', {'beta': [10.]}), 'az_ube': ('AZ + UBE (β = 10)', {'beta': [10.]}),
+          'az': ('AZ (Dirichlet 0.25)', {'dirichlet_fraction': [.25]})}
+
+
+def solved(logs) -> np.ndarray:
+    "bsuite's solved-at episode per run (0: never), episodes not run counting as bad."
+    bad = np.where(np.isnan(logs['episode_return']), np.iinfo(np.int32).max, logs['total_bad_episodes'])
+    return solved_at(bad)
+
+
+def run(agent: str, size: int, seeds: int, episodes: int, simulations: int) -> dict:
+    start = time.perf_counter()
+    cfg = e_az_config(agent, simulations=simulations)
+    done, res = sweep(DeepSea(size, mapping_seed=42), make_e_az, cfg, AGENTS[agent][1], seeds, episodes, size, solved)
+    first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(-1)
+    return dict(solved_at=done.reshape(-1).tolist(), first_treasure_episode=first.tolist(),
+                first_treasure_steps=(first * size).tolist(), seconds=time.perf_counter() - start)
+
+
+def cell(r: dict) -> str:
+    f, s = np.asarray(r['first_treasure_steps']), np.asarray(r['solved_at'])
+    med = lambda x: f"{int(np.median(x))}" if len(x) else '-'
+    return f"{(f > 0).sum()}/{len(f)}, {med(f[f > 0])}; {(s > 0).sum()}/{len(s)}, {med(s[s > 0])}"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--sizes', type=int, nargs='+', default=[20, 25, 30])
+    p.add_argument('--agents', nargs='+', choices=list(AGENTS), default=list(AGENTS))
+    p.add_argument('--seeds', type=int, default=5)
+    p.add_argument('--episodes', type=int, default=1000)
+    p.add_argument('--simulations', type=int, default=32)
+    p.add_argument('--out', default='benchmarks/results/emcts_deep_sea')
+    a = p.parse_args()
+    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for agent in a.agents:
+        for size in a.sizes:
+            results[f'{agent}/{size}'] = r = run(agent, size, a.seeds, a.episodes, a.simulations)
+            print(f"{agent:7s} N={size}: first treasure steps {r['first_treasure_steps']}, solved at {r['solved_at']} "
+                  f"({r['seconds']:.0f} s)", flush=True)
+    head = ('| agent | ' + ' | '.join(f'N = {n}' for n in a.sizes) + ' |\n|---|' + '---:|' * len(a.sizes) + '\n')
+    rows = ''.join(f"| {AGENTS[g][0]} | " + ' | '.join(cell(results[f'{g}/{n}']) for n in a.sizes) + ' |\n'
+                   for g in a.agents)
+    table = (f"Deep Sea (map 42), {a.seeds} seeds, {a.episodes} episodes, {a.simulations} simulations. Cell: seeds "
+             f"that found the treasure, median steps to the first treasure; seeds solved, median solved-at episode.\n\n"
+             + head + rows)
+    print(table)
+    (out / 'table.md').write_text(table)
+    (out / 'results.json').write_text(json.dumps(dict(args=vars(a), results=results), indent=1))
+
+
+if __name__ == '__main__':
+    main()
