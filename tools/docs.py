@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, OUT, SRC = ROOT / 'nbs', ROOT / '_docs', ROOT / '_docs_src'
 
 SECTIONS = {   # caption -> notebooks, in reading order
-    'Environments': ['00_envs.deep_sea', '01_envs.bsuite', '05_envs.binary_tree', '06_envs.chain'],
+    'Environments': ['00_envs.deep_sea', '01_envs.bsuite', '05_envs.binary_tree', '06_envs.chain',
+                     '06b_envs.cartpole'],
     'Building blocks': ['00_checks', '02_ensembles', '03_replay', '04_loops', '07_learning', '08_acting',
                         '09_agents.ensemble_q'],
     'Baselines': ['10_agents.dqn', '10b_agents.boot_dqn'],

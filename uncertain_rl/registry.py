@@ -153,6 +153,11 @@ def _chain(size, mapping_seed):
     return Chain(size)
 
 
+def _cartpole_noise(size, mapping_seed):
+    from uncertain_rl.envs.cartpole import Cartpole
+    return Cartpole(noise_scale=1.)
+
+
 register_env(_deep_sea('deterministic'))
 register_env(_deep_sea('stochastic'))
 register_env(EnvEntry('binary_tree', _binary_tree, lambda env: env.depth, lambda env: 1,
@@ -163,7 +168,10 @@ register_env(EnvEntry('chain', _chain, lambda env: env.horizon, lambda env: env.
 register_env(EnvEntry('cartpole', _gymnax('CartPole-v1'), _env_steps, lambda env: 1, "gymnax's CartPole-v1",
                       config_overrides=CONTROL_OVERRIDES))
 register_env(EnvEntry('mountaincar', _gymnax('MountainCar-v0'), _env_steps, lambda env: 1,
-                      "gymnax's MountainCar-v0", config_overrides=CONTROL_OVERRIDES));
+                      "gymnax's MountainCar-v0", config_overrides=CONTROL_OVERRIDES))
+register_env(EnvEntry('cartpole_noise', _cartpole_noise, lambda env: env.max_steps, lambda env: 1,
+                      "bsuite's Cartpole with N(0, 1) reward noise (cartpole_noise, scale 1), in JAX",
+                      config_overrides=CONTROL_OVERRIDES));
 
 # %% ../nbs/81_registry.ipynb #18fd0b92
 def agent_entry(name: str) -> AgentEntry:
