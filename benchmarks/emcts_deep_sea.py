@@ -5,7 +5,7 @@ per size; each (agent, size) is one compiled call with the seeds vmapped, stoppe
 per cell: seeds that found the treasure, the median environment steps to the first treasure (Table 1's measure),
 seeds solved by bsuite's rule (the fraction of bad episodes falls below 0.9) and the median solved-at episode.
 
-    python benchmarks/emcts_deep_sea.py --sizes 20 25 30 --seeds 5 --episodes 1000     # R3 (about 15 min on 2 cores)
+    python benchmarks/emcts_deep_sea.py --sizes 20 25 30 --seeds 5 --episodes 1500     # R3 (about 10 min on 2 cores)
     python benchmarks/emcts_deep_sea.py --sizes 40 --seeds 20 --episodes 1200            # the paper's Table 1 size (GPU)
 
 Writes `table.md` and `results.json` under `--out`.
@@ -20,22 +20,17 @@ import numpy as np
 from uncertain_rl.agents.e_az import e_az_config, make_e_az
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.experiments import sweep
-from uncertain_rl.metrics import first_treasure_episode, solved_at
+from uncertain_rl.metrics import first_treasure_episode, sweep_solved_at
 
 AGENTS = {'e_az': ('E-AZ (β = 10)', {'beta': [10.]}), 'az_ube': ('AZ + UBE (β = 10)', {'beta': [10.]}),
           'az': ('AZ (Dirichlet 0.25)', {'dirichlet_fraction': [.25]})}
 
 
-def solved(logs) -> np.ndarray:
-    "bsuite's solved-at episode per run (0: never), episodes not run counting as bad."
-    bad = np.where(np.isnan(logs['episode_return']), np.iinfo(np.int32).max, logs['total_bad_episodes'])
-    return solved_at(bad)
-
-
 def run(agent: str, size: int, seeds: int, episodes: int, simulations: int) -> dict:
     start = time.perf_counter()
     cfg = e_az_config(agent, simulations=simulations)
-    done, res = sweep(DeepSea(size, mapping_seed=42), make_e_az, cfg, AGENTS[agent][1], seeds, episodes, size, solved)
+    done, res = sweep(DeepSea(size, mapping_seed=42), make_e_az, cfg, AGENTS[agent][1], seeds, episodes, size,
+                      sweep_solved_at)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(-1)
     return dict(solved_at=done.reshape(-1).tolist(), first_treasure_episode=first.tolist(),
                 first_treasure_steps=(first * size).tolist(), seconds=time.perf_counter() - start)

@@ -20,7 +20,7 @@ from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from uncertain_rl.agents.pe_dqn import make_pe_dqn, pe_dqn_config, pe_dqn_for_budget
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.experiments import sweep
-from uncertain_rl.metrics import solved_at, beats_dithering, first_treasure_episode
+from uncertain_rl.metrics import sweep_solved_at, beats_dithering, first_treasure_episode
 
 # label -> (constructor, config factory, swept settings)
 AGENTS = {'pe_dqn': (make_pe_dqn, pe_dqn_config, {'beta': [5.]}),
@@ -33,18 +33,12 @@ LABELS = {'pe_dqn': 'PE-DQN (β 5 → 1)', 'beta0': 'PE-DQN, β = 0', 'ind': 'PE
           'qrqr': 'PE-DQN [QR/QR]', 'boot_dqn': 'Bootstrapped DQN (bsuite)'}
 
 
-def solved(logs) -> np.ndarray:
-    "bsuite's solved-at episode per run (0: never), episodes not run counting as bad."
-    bad = np.where(np.isnan(logs['episode_return']), np.iinfo(np.int32).max, logs['total_bad_episodes'])
-    return solved_at(bad)
-
-
 def run(agent: str, size: int, seeds: int, episodes: int) -> dict:
     make, config, settings = AGENTS[agent]
     start = time.perf_counter()
     cfg = config()
     if make is make_pe_dqn: cfg = pe_dqn_for_budget(cfg, episodes)           # β decays over a third of the budget
-    done, res = sweep(DeepSea(size, mapping_seed=42), make, cfg, settings, seeds, episodes, size, solved)
+    done, res = sweep(DeepSea(size, mapping_seed=42), make, cfg, settings, seeds, episodes, size, sweep_solved_at)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return']))
     return dict(solved_at=done.reshape(-1).tolist(), first_treasure=first.tolist(),
                 episodes_run=np.asarray(res.episodes).tolist(), seconds=time.perf_counter() - start)

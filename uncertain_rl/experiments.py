@@ -15,7 +15,7 @@ import numpy as np
 from .agents.tdu import TDUConfig, make_tdu
 from .agents.ucb import UCBConfig, make_ucb, ucb_agent_config
 from .loops import train, TrainConfig, gymnax_spec, run_chunked
-from .metrics import solved_at, tree_solved_at, DEEP_SEA_SOLVED
+from .metrics import sweep_solved_at, tree_solved_at, DEEP_SEA_SOLVED
 
 # %% ../nbs/85_experiments.ipynb #b8a0619d
 def sweep(env, make_agent, config, settings: dict, seeds: int, episodes: int, episode_steps: int, solved_fn,
@@ -57,10 +57,7 @@ def deep_sea_sweep(size: int, variant: str, betas, prior_scales, seeds: int = 3,
                    num_chunks: int = 25, progress: bool = False, **config) -> tuple:
     "TDU on Deep Sea for every beta x prior scale x seed: bsuite's solved-at episodes `[betas, scales, seeds]`."
     from uncertain_rl.envs.deep_sea import make_deep_sea
-    threshold, min_episode = DEEP_SEA_SOLVED[variant]
-    def solved(logs):
-        bad = np.where(np.isnan(logs['episode_return']), np.iinfo(np.int32).max, logs['total_bad_episodes'])
-        return solved_at(bad, threshold, min_episode)
+    solved = lambda logs: sweep_solved_at(logs, *DEEP_SEA_SOLVED[variant])
     return sweep(make_deep_sea(size, variant, mapping_seed=42), make_tdu, TDUConfig(**config),
                  {'beta': betas, 'prior_scale': prior_scales}, seeds, episodes, size, solved, num_chunks, progress)
 
