@@ -31,10 +31,15 @@ def replay_init(example: Any, capacity: int) -> ReplayBuffer:
     return ReplayBuffer(data, jnp.int32(0), jnp.int32(0))
 
 
-def replay_add(buffer: ReplayBuffer, item: Any) -> ReplayBuffer:
-    "Write `item` at the current position, overwriting the oldest item once the buffer is full."
-    data = jax.tree.map(lambda d, x: d.at[buffer.position].set(x), buffer.data, item)
-    return ReplayBuffer(data, (buffer.position + 1) % buffer.capacity, jnp.minimum(buffer.size + 1, buffer.capacity))
+def replay_add(buffer: ReplayBuffer, item: Any, when=True) -> ReplayBuffer:
+    """Write `item` at the current position, overwriting the oldest item once the buffer is full; where `when` is False
+    (a traced flag, e.g. "the episode ended"), leave the buffer as it was, touching only that one slot."""
+    when = jnp.asarray(when)
+    slot = lambda d, x: d.at[buffer.position].set(jnp.where(when, x, d[buffer.position]))
+    data = jax.tree.map(slot, buffer.data, item)
+    added = when.astype(jnp.int32)
+    return ReplayBuffer(data, (buffer.position + added) % buffer.capacity,
+                        jnp.minimum(buffer.size + added, buffer.capacity))
 
 
 def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> Any:

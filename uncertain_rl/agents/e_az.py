@@ -223,9 +223,7 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
         "The step into the current episode; a finished episode into the replay."
         step = dict(row=row, col=col, action=a, reward=jnp.asarray(tr.reward, jnp.float32))
         episode = {k: v.at[state.step].set(step[k]) for k, v in state.episode.items()}
-        stored = replay_add(state.replay, episode)
-        replay = jax.tree.map(lambda new, old: jnp.where(tr.done, new, old), stored, state.replay)
-        return episode, jnp.where(tr.done, 0, state.step + 1), replay
+        return episode, jnp.where(tr.done, 0, state.step + 1), replay_add(state.replay, episode, tr.done)
 
     def replay_targets(state, episode, t):
         "The value target (`config.value_target`) and the UBE target (Eq. 24, n_u = 1) of step t of a stored episode."
