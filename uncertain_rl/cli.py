@@ -104,7 +104,7 @@ def config_overrides(args) -> dict:
 
 def budget_episodes(args) -> int:
     "The run's budget in episodes: `--episodes`, or with `--steps` the episodes of the longest length that fit in it."
-    if args.steps is None or not (args.env in ENVS): return args.episodes
+    if args.steps is None or args.env not in ENVS: return args.episodes
     return max(1, args.steps // env_entry(args.env).longest_episode(make_env(args.env, args.size, args.mapping_seed)))
 
 

@@ -7,11 +7,8 @@ __all__ = ['MASS_CART', 'MASS_POLE', 'LENGTH', 'FORCE_MAG', 'GRAVITY', 'Cartpole
            'max_steps', 'Cartpole']
 
 # %% ../../nbs/06b_envs.cartpole.ipynb #cp000003
-import math
-
 import jax
 import jax.numpy as jnp
-import numpy as np
 from flax import struct
 from gymnax.environments import environment, spaces
 
