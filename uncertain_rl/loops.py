@@ -49,21 +49,35 @@ class Cells(NamedTuple):
 
 
 class EnvSpec(NamedTuple):
-    "What an agent needs to know about an environment to build its networks."
+    "What an agent needs to know about an environment to build its networks (discrete or box actions)."
     obs_shape: tuple
-    num_actions: int
+    num_actions: int           # discrete actions: how many (0 for a box action space)
     one_hot_obs: bool          # observations are one-hot (or all zero): first layers may use row lookups
     env: Any = None            # the environment itself, for agents that plan with the true model (E-AZ); None: unknown
     env_params: Any = None     # its parameters (None: its defaults)
+    action_shape: tuple = ()   # box actions: the shape of one action vector (empty: discrete actions)
+    action_low: Any = None     # box actions: the lower bounds, an array of `action_shape`
+    action_high: Any = None    # box actions: the upper bounds
+
+    @property
+    def continuous(self) -> bool:
+        "True for a box (continuous) action space."
+        return len(self.action_shape) > 0
 
 
 def gymnax_spec(env, env_params=None) -> EnvSpec:
     """The `EnvSpec` of a gymnax environment; ours say `one_hot_observations = True` where observations are one-hot.
+    A `Box` action space fills `action_shape`, `action_low` and `action_high` (and `num_actions = 0`).
     The environment (and `env_params`) ride along for agents that plan with the true model."""
     params = env.default_params if env_params is None else env_params
     obs_shape = env.observation_space(params).shape
     one_hot = bool(getattr(env, 'one_hot_observations', False))
-    return EnvSpec(tuple(obs_shape), int(env.action_space(params).n), one_hot, env, env_params)
+    space = env.action_space(params)
+    if hasattr(space, 'n'): return EnvSpec(tuple(obs_shape), int(space.n), one_hot, env, env_params)
+    shape = tuple(space.shape)
+    bound = lambda b: np.broadcast_to(np.asarray(b, np.float32), shape).copy()
+    return EnvSpec(tuple(obs_shape), 0, one_hot, env, env_params, shape, bound(space.low), bound(space.high))
+
 
 # %% ../nbs/04_loops.ipynb #09e5d37d
 BSUITE_INFO_KEYS = ('total_bad_episodes', 'denoised_return')
@@ -246,7 +260,9 @@ def _metric_shapes(agent, agent_state, obs, env, env_state, env_params) -> dict:
 
 def _info_keys(env, env_state, env_params) -> tuple:
     "The bsuite statistics this environment reports in `info`."
-    info = jax.eval_shape(lambda k: env.step(k, env_state, 0, env_params)[-1], jax.random.PRNGKey(0))
+    space = env.action_space(env_params)
+    action = jnp.zeros(getattr(space, 'shape', ()), getattr(space, 'dtype', jnp.int32))   # discrete 0, or a box's zeros
+    info = jax.eval_shape(lambda k: env.step(k, env_state, action, env_params)[-1], jax.random.PRNGKey(0))
     return tuple(k for k in BSUITE_INFO_KEYS if k in info)
 
 # %% ../nbs/04_loops.ipynb #adac65a8
