@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .registry import AGENTS, ENVS, agent_entry, env_entry, agent_config, make_agent, make_env
+from .registry import AGENTS, ENVS, agent_entry, env_entry, agent_config, make_agent, make_env, runs_on
 
 # %% ../nbs/90_cli.ipynb #ac3d5d9d
 class UsageError(Exception):
@@ -35,13 +35,22 @@ class _Parser(argparse.ArgumentParser):
 def _flag(name: str) -> str: return '--' + name.replace('_', '-')
 
 
+def _option_type(config, name: str) -> type:
+    "The type of config field `name`: its default's, or for a `None` default the other type its annotation names."
+    value = getattr(config, name)
+    if value is not None: return type(value)
+    hint = next(f.type for f in fields(config) if f.name == name)
+    kinds = [k for k in getattr(hint, '__args__', (hint,)) if isinstance(k, type) and k is not type(None)]
+    return kinds[0] if kinds else str
+
+
 def agent_options() -> dict:
     "Every agent option of the registry: field name -> (type, help, agents that take it)."
     options = {}
     for entry in AGENTS.values():
         config = entry.config()
         for name in entry.options:
-            kind, help_ = type(getattr(config, name)), config.field_info(name).get('help', '')
+            kind, help_ = _option_type(config, name), config.field_info(name).get('help', '')
             _, helps, agents = options.setdefault(name, (kind, [], []))
             if help_ not in helps: helps.append(help_)        # agents sharing a field name may mean different things
             agents.append(entry.name)
@@ -118,9 +127,13 @@ def check_args(args) -> None:
             raise UsageError(f"--env {args.env!r}: unknown bsuite id (examples: bsuite:deep_sea/0, bsuite:cartpole/0)")
     elif args.env not in ENVS:
         raise UsageError(f"--env must be one of {', '.join(ENVS)} or bsuite:ID, got {args.env!r}")
-    runs_on = agent_entry(args.agent).envs
-    if runs_on and args.env not in runs_on:
-        raise UsageError(f"--agent {args.agent} runs on --env {'|'.join(runs_on)} only, got --env {args.env}")
+    entry = agent_entry(args.agent)
+    if args.env in ENVS and not runs_on(args.agent, args.env):
+        fit = [e for e in ENVS if runs_on(args.agent, e)]
+        kind = 'box' if entry.continuous else 'discrete'
+        raise UsageError(f"--agent {args.agent} runs on --env {'|'.join(fit)} only ({kind} actions), got --env {args.env}")
+    if args.env.startswith('bsuite:') and entry.continuous:
+        raise UsageError(f"--agent {args.agent} needs box actions; bsuite's environments have discrete ones")
     for name, low in (('size', 1), ('episodes', 1), ('seeds', 1), ('seed', 0), ('mapping_seed', 0)):
         check_int(_flag(name), getattr(args, name), low)
     if args.steps is not None: check_int('--steps', args.steps, 1)

@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['AGENTS', 'ENVS', 'CONTROL_OVERRIDES', 'RL_ZOO_CARTPOLE', 'PE_DQN_SUPPORTS', 'AgentEntry', 'EnvEntry',
-           'register_agent', 'register_env', 'agent_entry', 'env_entry', 'agent_config', 'make_agent', 'make_env']
+           'register_agent', 'register_env', 'agent_entry', 'env_entry', 'agent_config', 'make_agent', 'make_env',
+           'runs_on']
 
 # %% ../nbs/81_registry.ipynb #10fe584d
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ class AgentEntry:
     env_presets: dict = field(default_factory=dict)   # environment name -> config overrides (tuned settings)
     for_budget: Callable | None = None # (config, episodes) -> config: settings tied to the run's length (β schedules)
     envs: tuple = ()                   # the registered environments it runs on (empty: any)
+    continuous: bool = False           # acts in box action spaces (SAC family); False: discrete actions
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class EnvEntry:
     solved: Callable | None = None     # logs (episodes on the last axis) -> solved-at episodes (0: never)
     statistics: Callable | None = None # logs -> {name: per-run array}; 0 in `*_at`/`first_*` entries means never
     config_overrides: dict = field(default_factory=dict)   # for every agent on this environment
+    continuous: bool = False           # box (continuous) actions; False: discrete actions
 
 
 AGENTS: dict = {}
@@ -201,3 +204,39 @@ def make_agent(name: str, config, spec: EnvSpec) -> Agent:
 def make_env(name: str, size: int, mapping_seed: int = 42):
     "The environment `name` at `size` (Deep Sea's N, the tree's depth, the chain's length; ignored by gymnax's)."
     return env_entry(name).make(size, mapping_seed)
+
+# %% ../nbs/81_registry.ipynb #sacreg02
+from functools import partial
+
+from .agents.iv_sac import make_sac, sac_config
+
+
+def _pendulum(noise_scale: float) -> Callable:
+    def make(size, mapping_seed):
+        import gymnax
+        env = gymnax.make('Pendulum-v1')[0]
+        if not noise_scale: return env
+        from uncertain_rl.envs.noise import RewardNoise
+        return RewardNoise(env, noise_scale)
+    return make
+
+
+register_env(EnvEntry('pendulum', _pendulum(0.), _env_steps, _env_steps,
+                      "gymnax's Pendulum-v1: one torque in [-2, 2], 200-step episodes", continuous=True))
+register_env(EnvEntry('pendulum_noise', _pendulum(1.), _env_steps, _env_steps,
+                      "gymnax's Pendulum-v1 with N(0, 1) reward noise (MBBL's noise_gym_pendulum)", continuous=True))
+_SAC_OPTIONS = ('ucb_lambda', 'mask_prob')
+register_agent(AgentEntry('sac', partial(sac_config, 'sac'), make_sac,
+                          'SAC: tanh-Gaussian actor, twin critics, automatic entropy tuning', (), continuous=True))
+register_agent(AgentEntry('ensemble_sac', partial(sac_config, 'ensemble_sac'), make_sac,
+                          'Ensemble SAC: N SAC agents on bootstrap masks, acting by UCB over the 2N critics',
+                          _SAC_OPTIONS, continuous=True))
+register_agent(AgentEntry('iv_sac', partial(sac_config, 'iv_sac'), make_sac,
+                          'IV-SAC: ensemble SAC with var-critics, BIV-weighted critic and actor losses, loss attenuation',
+                          _SAC_OPTIONS + ('weighting', 'mebs_ratio', 'xi', 'la_weight'), continuous=True))
+
+
+def runs_on(agent: str, env: str) -> bool:
+    "Whether agent `agent` runs on the registered environment `env`: the same kind of actions, and in its list if any."
+    a, e = agent_entry(agent), env_entry(env)
+    return a.continuous == e.continuous and (not a.envs or env in a.envs)
