@@ -20,7 +20,7 @@ NBS, OUT, SRC = ROOT / 'nbs', ROOT / '_docs', ROOT / '_docs_src'
 
 SECTIONS = {   # caption -> notebooks, in reading order
     'Environments': ['00_envs.deep_sea', '01_envs.bsuite', '05_envs.binary_tree', '06_envs.chain',
-                     '06b_envs.cartpole'],
+                     '06b_envs.cartpole', '06c_envs.noise'],
     'Building blocks': ['00_checks', '02_ensembles', '03_replay', '04_loops', '07_learning', '08_acting',
                         '09_agents.ensemble_q'],
     'Baselines': ['10_agents.dqn', '10b_agents.boot_dqn'],
@@ -28,7 +28,7 @@ SECTIONS = {   # caption -> notebooks, in reading order
     'UCB with Q-ensembles': ['12_ucb', '12b_agents.ucb'],
     'Projection ensembles': ['13_projections', '14_pe_dqn'],
     'Epistemic search': ['15_propagation', '16_emcts', '17_e_az'],
-    'Inverse-variance RL (in progress)': ['18_biv'],
+    'Inverse-variance RL (in progress)': ['18_biv', '18c_agents.iv_sac'],
     'Deep Sea viewer': ['20_viz', 'deep_sea_viewer'],
     'Experiments and command line': ['80_metrics', '81_registry', '85_experiments', '90_cli', '98_api'],
 }

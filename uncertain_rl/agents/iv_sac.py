@@ -56,7 +56,7 @@ def tanh_gaussian_log_prob(action: jax.Array, mean: jax.Array, log_std: jax.Arra
 # %% ../../nbs/18c_agents.iv_sac.ipynb #is0011
 def clipped_soft_target(reward: jax.Array, discount: jax.Array, gamma, q_next: jax.Array, log_prob_next: jax.Array,
                         alpha) -> jax.Array:
-    "SAC's critic target `r + gamma d (min_i Q_i(s', a') - alpha log pi(a' | s'))`; `q_next` has the twins first."
+    "SAC's critic target `r + gamma d (min_i Q_i(s', a') - alpha log pi(a' given s'))`, twins first in `q_next`."
     return reward + gamma * discount * (jnp.min(q_next, 0) - alpha * log_prob_next)
 
 
