@@ -3,6 +3,7 @@ reward-noise variant (N(0, 1) added to every reward), 20,000 environment steps, 
 
     python benchmarks/iv_sac_pendulum.py --seeds 3              # about 25 minutes on 2 CPU cores
     python benchmarks/iv_sac_pendulum.py --plot-only            # table and figure from the saved runs
+    python benchmarks/iv_sac_pendulum.py --seeds 2 --first-seed 3 --envs pendulum_noise   # two more seeds, added
 
 Every (agent, environment) pair is one compiled run with all seeds vmapped (`run_chunked`), the registry's defaults
 (the spec's R4 settings: batch 256, N = 5, p_m = 1, lambda_UCB = 1, rho_MEBS = 0.9, lambda = 5; 2 x 64 networks,
@@ -33,13 +34,13 @@ LABELS = {'sac': 'SAC', 'ensemble_sac': 'ensemble SAC', 'iv_sac': 'IV-SAC'}
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_pair(agent_name, env_name, seeds, steps, eval_every):
+def run_pair(agent_name, env_name, seeds, steps, eval_every, first_seed=0):
     "All seeds of one agent on one environment: evaluations, logs of a few diagnostics, clean final returns, timings."
     env = make_env(env_name, 1)
     agent = make_agent(agent_name, agent_config(agent_name, env_name), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=steps // 200, eval_every=eval_every,
                             eval_episodes=5, eval_steps=200))
-    keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(seeds))
+    keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(first_seed, first_seed + seeds))
     res = run_chunked(run, keys, num_chunks=steps // eval_every, progress=False)
     clean_env = make_env('pendulum', 1)
     clean = jax.jit(jax.vmap(lambda s, k: greedy_returns(clean_env, agent, s, k, 20, 200)))(
@@ -104,7 +105,8 @@ def plot(runs, path):
             ax.fill_between(r['step'], m - se, m + se, color=colors[agent_name], alpha=.2)
         ax.axhline(-250, color='k', lw=.6, ls=':')
         ax.set_title(env_name); ax.set_xlabel('environment step')
-    axes[0].set_ylabel('greedy return (mean ± s.e. over seeds)'); axes[0].legend(fontsize=8, loc='lower right')
+    axes[0].set_ylabel('greedy return (mean ± s.e. over seeds)')
+    for ax in axes: ax.legend(fontsize=8, loc='lower right')
     fig.tight_layout()
     fig.savefig(path, dpi=80); plt.close(fig)
 
@@ -112,6 +114,7 @@ def plot(runs, path):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--seeds', type=int, default=3)
+    p.add_argument('--first-seed', type=int, default=0, help='seeds first-seed .. first-seed + seeds - 1 (adds to saved runs)')
     p.add_argument('--steps', type=int, default=20_000)
     p.add_argument('--eval-every', type=int, default=1000)
     p.add_argument('--agents', nargs='+', default=list(AGENTS))
@@ -125,15 +128,20 @@ def main():
         for env_name in args.envs:
             for agent_name in args.agents:
                 start = time.perf_counter()
-                r = run_pair(agent_name, env_name, args.seeds, args.steps, args.eval_every)
-                np.savez(out / f'{agent_name}-{env_name}.npz', **r)
+                r = run_pair(agent_name, env_name, args.seeds, args.steps, args.eval_every, args.first_seed)
+                r['seeds'] = np.arange(args.first_seed, args.first_seed + args.seeds)
+                suffix = f'-from{args.first_seed}' if args.first_seed else ''
+                np.savez(out / f'{agent_name}-{env_name}{suffix}.npz', **r)
                 print(f"{agent_name} on {env_name}: final greedy {r['greedy'][:, -1].round(1)}, "
                       f"AUC {r['greedy'].mean(1).round(1)}, {time.perf_counter() - start:.0f} s", flush=True)
     runs = {}
     for env_name in ENVS:
         for agent_name in AGENTS:
-            f = out / f'{agent_name}-{env_name}.npz'
-            if f.exists(): runs[(agent_name, env_name)] = dict(np.load(f))
+            files = [out / f'{agent_name}-{env_name}.npz', *sorted(out.glob(f'{agent_name}-{env_name}-from*.npz'))]
+            parts = [dict(np.load(f)) for f in files if f.exists()]              # seeds 0.., then the added ones
+            if not parts: continue
+            runs[(agent_name, env_name)] = {k: (np.concatenate([p[k] for p in parts]) if np.ndim(parts[0][k]) and k != 'step'
+                                                else parts[0][k]) for k in parts[0] if all(k in p for p in parts)}
     rows, checks = summarise(runs)
     text = table(rows) + '\n\n' + '\n'.join(f'- {c}' for c in checks)
     print(text)
