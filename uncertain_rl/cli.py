@@ -35,13 +35,22 @@ class _Parser(argparse.ArgumentParser):
 def _flag(name: str) -> str: return '--' + name.replace('_', '-')
 
 
+def _option_type(config, name: str) -> type:
+    "The command-line type of a config field: its default's type, or for an optional field (default None) its other type."
+    default = getattr(config, name)
+    if default is not None: return type(default)
+    import typing
+    hint = typing.get_type_hints(type(config))[name]
+    return next(t for t in typing.get_args(hint) if t is not type(None))
+
+
 def agent_options() -> dict:
     "Every agent option of the registry: field name -> (type, help, agents that take it)."
     options = {}
     for entry in AGENTS.values():
         config = entry.config()
         for name in entry.options:
-            kind, help_ = type(getattr(config, name)), config.field_info(name).get('help', '')
+            kind, help_ = _option_type(config, name), config.field_info(name).get('help', '')
             _, helps, agents = options.setdefault(name, (kind, [], []))
             if help_ not in helps: helps.append(help_)        # agents sharing a field name may mean different things
             agents.append(entry.name)

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, ensemble_vote
-from .ensemble_q import (EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
+from .ensemble_q import (replay_item, EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
                                             state_q, q_spread, refresh_acting, store_transition, learn)
 from ..biv import (WEIGHTINGS, effective_batch_size, gaussian_nll, loss_weights, mixture_variance,
                               sampled_variance, target_variance)
@@ -37,6 +37,7 @@ class IVDQNConfig(EnsembleQConfig):
     max_grad_norm: float | None = option(5., optional(number(0, low_open=True)), help='clip the global gradient norm')
     mask_prob: float = option(.5, number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
     epsilon: float = option(.05, number(0, 1), traced=True, help='probability of a uniformly random action')
+    n_step: int = option(4, integer(1), help='n of the n-step TD targets (the authors\' bsuite code: 4)')
     variance: str = option('var_ensemble', choice(*VARIANCES),
                            help="target variance: the var-ensemble's mixture (Eq. 14) or the members' disagreement")
     weighting: str = option('biv', choice(*WEIGHTINGS), help='per-sample weights of the TD loss (App. F)')
@@ -131,11 +132,17 @@ def make_iv_dqn(config: IVDQNConfig, spec: EnvSpec) -> Agent:
         return ensemble_vote(state_q(qnet, state, obs)[..., :A], 'mean_q')
 
     def cell_signals(state, cells):
-        "Per cell: every member's mean Q, their average and std, and the mixture variance of Q (Eq. 14)."
+        "Per cell: members' mean Q, their average and std, the mixture variance of Q (Eq. 14), each move's target variance."
         out = jax.vmap(lambda o: qnet.net.apply(state.online, qnet.encode(o)))(cells.obs)       # [C, K, 2A]
         prior = jax.vmap(lambda o: qnet.net.apply(state.prior, qnet.encode(o)))(cells.obs)
         mu, log_var = var_heads(out, prior, state.hparams.prior_scale)
         var = jnp.exp(jnp.clip(log_var, -config.log_var_clip, config.log_var_clip))
-        return dict(q=mu, q_mean=mu.mean(1), q_std=mu.std(1), q_var=mixture_variance(mu, var, 1))
+        C, A_ = cells.transitions.action.shape
+        tr = jax.tree.map(lambda x: x.reshape(C * A_, *x.shape[2:]), cells.transitions)
+        item = lambda o, a, r, d, n: replay_item(qnet, config, state.prior, qnet.encode(o), a, r, d, qnet.encode(n),
+                                                 jnp.ones(config.num_ensemble))
+        batch = jax.vmap(item)(tr.obs, tr.action, tr.reward, tr.discount, tr.next_obs)
+        target_var = iv_targets(qnet, config, state.online, state, batch)['var'].mean(-1).reshape(C, A_)
+        return dict(q=mu, q_mean=mu.mean(1), q_std=mu.std(1), q_var=mixture_variance(mu, var, 1), target_var=target_var)
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)
