@@ -13,6 +13,9 @@ logged per-episode mean is doubled). Results go to a JSON file after each varian
 
     python benchmarks/iv_dqn_cartpole.py --seeds 5 --steps 250000            # the table in nbs/18b
     python benchmarks/iv_dqn_cartpole.py --env mountaincar --seeds 5 --steps 60000 --eval-every 6000
+    python benchmarks/iv_dqn_cartpole.py --seeds 3 --steps 150000 --figure none \
+        --variants "BIV only (λ = 0)" "var-ensemble LA only (uniform weights)" "IV-DQN, sampled-ensemble variance" \
+        --out benchmarks/results/iv_dqn_cartpole_ablations.json                   # the ablations (Fig. 3, App. E)
     python benchmarks/iv_dqn_cartpole.py --plot                               # the figure from the JSON
 """
 import argparse
@@ -125,6 +128,7 @@ def main():
     ap.add_argument('--env', default='cartpole_noise', choices=list(ENVS))
     ap.add_argument('--variants', nargs='*', default=None, help=f"default: all ({', '.join(VARIANTS)})")
     ap.add_argument('--out', default=None, help='JSON results (default: benchmarks/results/<figure name>.json)')
+    ap.add_argument('--figure', default=None, help='figure name under nbs/figures (default: <env stem>.png; none: no figure)')
     ap.add_argument('--plot', action='store_true', help='only draw the figure and table from --out')
     args = ap.parse_args()
     variants, score, stem = ENVS[args.env]
@@ -140,7 +144,8 @@ def main():
             os.replace(tmp, out)
             print(f'{name}: solved at {results[name]["solved_at"]}, {results[name]["seconds"]:.0f} s', flush=True)
     print(table(results, score))
-    plot(results, ROOT.parent / 'nbs' / 'figures' / f'{stem}.png', args.env, score)
+    if args.figure != 'none':
+        plot(results, ROOT.parent / 'nbs' / 'figures' / (args.figure or f'{stem}.png'), args.env, score)
 
 
 if __name__ == '__main__':

@@ -13,9 +13,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, ensemble_vote
-from .ensemble_q import (replay_item, EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
-                                            state_q, q_spread, refresh_acting, store_transition, learn)
+from ..acting import ensemble_vote
+from .boot_dqn import bootstrap_act, bootstrap_observe
+from .ensemble_q import (EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
+                                            replay_item, state_q)
 from ..biv import (WEIGHTINGS, effective_batch_size, gaussian_nll, loss_weights, mixture_variance,
                               sampled_variance, target_variance)
 from ..checks import option, choice, integer, number, optional
@@ -115,18 +116,8 @@ def make_iv_dqn(config: IVDQNConfig, spec: EnvSpec) -> Agent:
     loss = iv_loss(qnet, config)
     A = spec.num_actions
 
-    def act(state, obs, key):
-        k_tie, k_coin, k_action = jax.random.split(key, 3)
-        q = acting_q(qnet, state, obs)[..., :A]
-        action = epsilon_greedy(k_coin, k_action, random_argmax(k_tie, q[state.head]), state.hparams.epsilon, A)
-        return action, state.replace(q_std=q_spread(q))
-
-    def observe(state, tr, key):
-        k_mask, k_sgd, k_head = jax.random.split(key, 3)
-        state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
-        state, metrics = learn(state, k_sgd, loss, config)
-        head = episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))
-        return state.replace(head=head), dict(metrics, q_std=state.q_std)
+    act = bootstrap_act(lambda state, obs: acting_q(qnet, state, obs)[..., :A], A)   # on the means
+    observe = bootstrap_observe(qnet, config, loss)
 
     def greedy(state, obs, key):
         return ensemble_vote(state_q(qnet, state, obs)[..., :A], 'mean_q')
