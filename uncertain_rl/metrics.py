@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['DEEP_SEA_SOLVED', 'solved_at', 'sweep_solved_at', 'beats_dithering', 'good_fraction_last', 'first_treasure_episode',
-           'tree_solved_at', 'chain_solved_at', 'best_moving_average', 'role_returns']
+           'tree_solved_at', 'chain_solved_at', 'best_moving_average', 'moving_average_solved_at', 'role_returns']
 
 # %% ../nbs/80_metrics.ipynb #579f0253
 import numpy as np
@@ -77,6 +77,18 @@ def best_moving_average(returns, window: int = 100) -> np.ndarray:
         x = r[idx][~np.isnan(r[idx])]
         if len(x) > window: out[idx] = np.convolve(x, np.ones(window) / window, 'valid').max()
     return out
+
+# %% ../nbs/80_metrics.ipynb #masolv02
+def moving_average_solved_at(returns, threshold: float, window: int = 100) -> np.ndarray:
+    "Per run (last axis = episodes), the first episode (1-based) whose mean over the last `window` returns (fewer at the start) reaches `threshold`; 0: never."
+    r = np.asarray(returns, float)
+    valid = ~np.isnan(r)
+    c = np.concatenate([np.zeros(r.shape[:-1] + (1,)), np.cumsum(np.where(valid, r, 0.), -1)], -1)
+    e = np.arange(1, r.shape[-1] + 1)
+    start = np.maximum(e - window, 0)
+    mean = (c[..., e] - c[..., start]) / (e - start)
+    ok = (mean >= threshold) & valid
+    return np.where(ok.any(-1), ok.argmax(-1) + 1, 0)
 
 # %% ../nbs/80_metrics.ipynb #1f7c6fca
 def role_returns(logs: dict) -> dict:

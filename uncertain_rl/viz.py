@@ -106,6 +106,8 @@ KNOWN_QUANTITIES = {q.name: q for q in [
     Quantity('root_q_std', 'search root σ_q', help="E-AZ: the root's per-action std σ_q after that search"),
     Quantity('search_visits', 'search visits', 'count', help="E-AZ: the root's visit counts in that search"),
     Quantity('ube', 'UBE û', per_action=False, help="E-AZ: the learned value variance û of the cell (Eq. 24)"),
+    Quantity('q_var', 'IV-DQN var of Q', help="IV-DQN: the var-ensemble's mixture variance of Q (aleatoric + spread)"),
+    Quantity('target_var', 'IV-DQN target var', help="IV-DQN: the variance BIV gives the move's target (Eq. 10)"),
 ]}
 LOOP_ENTRIES = ('step', 'episode', 'last_path', 'greedy_path')
 DIRECTIONS = ('right', 'left', 'both')

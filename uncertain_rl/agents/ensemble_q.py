@@ -18,7 +18,7 @@ from flax import struct
 
 from ..checks import Config, option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index, ensemble_q
-from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, bootstrap_mask
+from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, replay_sample_n_step, bootstrap_mask
 from ..learning import (LOSSES, q_learning_td, double_q_td, member_losses, member_optimizer, fused_step,
                                    periodic_sync)
 from ..loops import EnvSpec, Transition, Cells, any_run
@@ -59,6 +59,7 @@ class EnsembleQConfig(ReplayLearnerConfig):
     prior_scale: float = option(5., number(0), traced=True, help='prior scale λ')
     mask_prob: float = option(1., number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
     epsilon: float = option(0., number(0, 1), traced=True, help='probability of a uniformly random action')
+    n_step: int = option(1, integer(1), help='n of the n-step TD targets (replay windows of n consecutive steps)')
 
     def __post_init__(self):
         super().__post_init__()
@@ -110,10 +111,12 @@ class EnsembleQState:
 
 
 def replay_item(qnet: QNetwork, config: EnsembleQConfig, prior, x, action, reward, discount, x_next,
-                mask) -> dict:
-    "One replay entry: the encoded transition, its bootstrap mask and, with `cache_priors`, the priors at s and s'."
+                mask, done=False) -> dict:
+    '''One replay entry: the encoded transition, its bootstrap mask, with `cache_priors` the priors at s and s', and
+    with `n_step > 1` whether the episode ended there.'''
     item = dict(obs=x, action=jnp.asarray(action, jnp.int32), reward=jnp.asarray(reward, jnp.float32),
                 discount=jnp.asarray(discount, jnp.float32), next_obs=x_next, mask=mask)
+    if config.n_step > 1: item['done'] = jnp.asarray(done, jnp.float32)
     if config.cache_priors: item.update(prior_obs=qnet.net.apply(prior, x), prior_next=qnet.net.apply(prior, x_next))
     return item
 
@@ -128,6 +131,7 @@ def init_ensemble_q(qnet: QNetwork, config: EnsembleQConfig, key: jax.Array, obs
     item = dict(obs=x, action=jnp.int32(0), reward=jnp.float32(0), discount=jnp.float32(0), next_obs=x,
                 mask=jnp.zeros(K, jnp.float32))
     if config.cache_priors: item.update(prior_obs=jnp.zeros((K, A)), prior_next=jnp.zeros((K, A)))
+    if config.n_step > 1: item['done'] = jnp.float32(0)
     return EnsembleQState(online=online, target=online, prior=prior,
                           acting=online if config.acting_params == 'episode' else None,
                           opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps).init(online),
@@ -175,7 +179,7 @@ def store_transition(state: EnsembleQState, qnet: QNetwork, config: EnsembleQCon
     """
     K = config.num_ensemble
     item = replay_item(qnet, config, state.prior, qnet.encode(tr.obs), tr.action, tr.reward, tr.discount,
-                       qnet.encode(tr.next_obs), bootstrap_mask(key, K, state.hparams.mask_prob))
+                       qnet.encode(tr.next_obs), bootstrap_mask(key, K, state.hparams.mask_prob), tr.done)
     if reward_bonus is not None: item['reward'] = item['reward'] + reward_bonus
     acting = jnp.arange(K) == state.head                     # one-hot: elementwise, so it vmaps without scatter
     return state.replace(replay=replay_add(state.replay, item), env_steps=state.env_steps + 1,
@@ -221,8 +225,11 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
     Returns:
       `(state, metrics)`; the metrics are zeros when no step was taken.
     """
+    n_step = getattr(config, 'n_step', 1)          # PE-DQN's learner config has no n-step targets
+
     def sgd(state, key):
-        batch = replay_sample(state.replay, key, config.batch_size)
+        if n_step == 1: batch = replay_sample(state.replay, key, config.batch_size)
+        else: batch = replay_sample_n_step(state.replay, key, config.batch_size, n_step, state.hparams.discount)
         grads, metrics = jax.grad(loss_fn, has_aux=True)(state.online, state, batch)
         optimizer = member_optimizer(state.hparams.learning_rate, config.max_grad_norm, config.adam_eps)
         online, opt_state = fused_step(optimizer, state.online, state.opt_state, grads)
