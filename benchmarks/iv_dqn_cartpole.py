@@ -31,20 +31,9 @@ from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
 from uncertain_rl.metrics import moving_average_solved_at, best_moving_average
 from uncertain_rl.registry import agent_config, make_agent, make_env
 
-# MountainCar (R3, the negative control: exploration-bound, no reward noise): the paper's per-environment settings
-# (batch 256 effective, i.e. 512 sampled at masks 0.5; prior scale 10; IV-DQN with a constant ξ = 1000 and λ = 1),
-# our hard target copy every 20 environment steps for their Polyak τ = 0.05 (the same time constant), and ε: the
-# authors decay it per episode (0.98) from 1 on top of every agent; our ensemble learners keep a constant ε, so the
-# Bootstrap agents explore with their heads and priors alone (ε = 0.01, the authors' floor) and DQN decays ε linearly
-# from 1 to 0.01 over 30,000 steps (150 episodes of 200 steps: 0.98^150 = 0.05).
-MOUNTAINCAR = dict(batch_size=512, learning_rate=1e-3, sgd_period=1, target_update_period=20, replay_capacity=100_000,
-                   min_replay_size=512, n_step=1, epsilon=.01, max_grad_norm=None)
-R3_VARIANTS = {
-    'IV-DQN': ('iv_dqn', dict(MOUNTAINCAR, prior_scale=10., mask_prob=.5, xi=1000., la_weight=1.)),
-    'Bootstrapped DQN': ('boot_dqn', dict(MOUNTAINCAR, prior_scale=10., mask_prob=.5, num_ensemble=5)),
-    'DQN': ('dqn', dict(MOUNTAINCAR, batch_size=256, min_replay_size=256, epsilon_start=1., epsilon_decay_steps=30_000,
-                        uniform_warmup=False)),
-}
+# MountainCar (R3, the negative control: exploration-bound, no reward noise): the registry's mountaincar presets,
+# the paper's per-environment settings (see IV_RL_MOUNTAINCAR in nbs/81_registry.ipynb for ε and the target copy).
+R3_VARIANTS = {'IV-DQN': ('iv_dqn', {}), 'Bootstrapped DQN': ('boot_dqn', {}), 'DQN': ('dqn', {})}
 VARIANTS = {   # name -> (agent, config overrides)
     'IV-DQN': ('iv_dqn', {}),
     'BIV only (λ = 0)': ('iv_dqn', dict(la_weight=0.)),

@@ -28,7 +28,7 @@ SECTIONS = {   # caption -> notebooks, in reading order
     'UCB with Q-ensembles': ['12_ucb', '12b_agents.ucb'],
     'Projection ensembles': ['13_projections', '14_pe_dqn'],
     'Epistemic search': ['15_propagation', '16_emcts', '17_e_az'],
-    'Inverse-variance RL (in progress)': ['18_biv', '18b_agents.iv_dqn', '18c_agents.iv_sac'],
+    'Inverse-variance RL': ['18_biv', '18b_agents.iv_dqn', '18c_agents.iv_sac'],
     'Deep Sea viewer': ['20_viz', 'deep_sea_viewer'],
     'Experiments and command line': ['80_metrics', '81_registry', '85_experiments', '90_cli', '98_api'],
 }

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['AGENTS', 'ENVS', 'CONTROL_OVERRIDES', 'RL_ZOO_CARTPOLE', 'IV_RL_CARTPOLE', 'IV_DQN_DEEP_SEA', 'IV_RL_CARTPOLE_DQN',
-           'PE_DQN_SUPPORTS', 'AgentEntry', 'EnvEntry', 'register_agent', 'register_env', 'agent_entry', 'env_entry',
-           'agent_config', 'make_agent', 'make_env', 'runs_on']
+           'IV_RL_MOUNTAINCAR', 'IV_RL_MOUNTAINCAR_DQN', 'PE_DQN_SUPPORTS', 'AgentEntry', 'EnvEntry', 'register_agent',
+           'register_env', 'agent_entry', 'env_entry', 'agent_config', 'make_agent', 'make_env', 'runs_on']
 
 # %% ../nbs/81_registry.ipynb #10fe584d
 from dataclasses import dataclass, field
@@ -91,18 +91,30 @@ IV_RL_CARTPOLE = dict(num_ensemble=5, mask_prob=.5, epsilon=.05, sgd_period=2, t
 # Deep Sea 10, 300 episodes, seeds 0-2: solved at 148, 115, 154 (the cartpole settings: 0 of 2)
 IV_DQN_DEEP_SEA = dict(epsilon=0., mask_prob=1., n_step=1, num_ensemble=10)
 IV_RL_CARTPOLE_DQN = {k: v for k, v in IV_RL_CARTPOLE.items() if k not in ('num_ensemble', 'mask_prob')}
+# Their MountainCar settings (the paper's per-environment table): batch 256 effective (512 sampled at masks 0.5), prior
+# scale 10, IV-DQN with a constant ξ = 1000 and λ = 1; our hard target copy every 20 steps for their Polyak τ = 0.05.
+# They decay ε per episode from 1 (0.98) on top of every agent; our ensemble agents keep ε = 0.01 (their floor) and
+# explore with heads and priors, DQN decays ε linearly from 1 to 0.01 over 30,000 steps (0.98^150 = 0.05).
+IV_RL_MOUNTAINCAR = dict(batch_size=512, learning_rate=1e-3, sgd_period=1, target_update_period=20,
+                         replay_capacity=100_000, min_replay_size=512, n_step=1, epsilon=.01, max_grad_norm=None,
+                         prior_scale=10., mask_prob=.5, num_ensemble=5)
+IV_RL_MOUNTAINCAR_DQN = dict({k: v for k, v in IV_RL_MOUNTAINCAR.items()
+                              if k not in ('num_ensemble', 'mask_prob', 'prior_scale')},
+                             batch_size=256, min_replay_size=256, epsilon_start=1., epsilon_decay_steps=30_000,
+                             uniform_warmup=False)
 
 register_agent(AgentEntry('boot_dqn', BootDQNConfig, make_boot_dqn,
                           "Bootstrapped DQN with randomized priors (bsuite's boot_dqn)",
-                          env_presets={'cartpole_noise': IV_RL_CARTPOLE, 'deep_sea': IV_DQN_DEEP_SEA,
-                                       'deep_sea_stochastic': IV_DQN_DEEP_SEA}))
+                          env_presets={'cartpole_noise': IV_RL_CARTPOLE, 'mountaincar': IV_RL_MOUNTAINCAR}))
 register_agent(AgentEntry('dqn', DQNConfig, make_dqn, "DQN with ε-greedy (bsuite's dqn)",
-                          env_presets={'cartpole': RL_ZOO_CARTPOLE, 'cartpole_noise': IV_RL_CARTPOLE_DQN}))
+                          env_presets={'cartpole': RL_ZOO_CARTPOLE, 'cartpole_noise': IV_RL_CARTPOLE_DQN,
+                                       'mountaincar': IV_RL_MOUNTAINCAR_DQN}))
 register_agent(AgentEntry('iv_dqn', IVDQNConfig, make_iv_dqn,
                           'IV-DQN: var-network ensemble, BIV-weighted TD loss with ξ by MEBS, loss attenuation',
                           ('prior_scale', 'mebs_ratio', 'xi', 'weighting', 'variance', 'la_weight'),
                           env_presets={'cartpole_noise': IV_RL_CARTPOLE, 'deep_sea': IV_DQN_DEEP_SEA,
-                                       'deep_sea_stochastic': IV_DQN_DEEP_SEA}))
+                                       'deep_sea_stochastic': IV_DQN_DEEP_SEA,
+                                       'mountaincar': dict(IV_RL_MOUNTAINCAR, xi=1000., la_weight=1.)}))
 register_agent(AgentEntry('tdu', TDUConfig, make_tdu, 'TDU: explorers trained on r + β·σ of TD errors',
                           ('prior_scale', 'beta', 'ablation', 'head_selection')))
 register_agent(AgentEntry('ddqn', lambda **kw: ucb_agent_config('ddqn', **kw), make_ucb,
