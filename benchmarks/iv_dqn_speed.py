@@ -17,6 +17,8 @@ import time
 
 import jax
 
+from boot_dqn_speed import compiled_rate
+
 from uncertain_rl.envs.cartpole import Cartpole
 from uncertain_rl.loops import TrainConfig, train, gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent
@@ -61,14 +63,7 @@ def ours(agent_name: str, seeds: int, steps: int) -> tuple[float, float]:
     "(aggregate steps per second, compile seconds) of a registered agent with its cartpole_noise preset."
     env = Cartpole(noise_scale=1.)
     agent = make_agent(agent_name, agent_config(agent_name, 'cartpole_noise', batch_size=128), gymnax_spec(env))
-    run = train(TrainConfig(env, agent, steps, steps // 10))
-    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
-    start = time.perf_counter()
-    compiled = jax.jit(jax.vmap(run.run)).lower(keys).compile()
-    compile_s = time.perf_counter() - start
-    start = time.perf_counter()
-    jax.block_until_ready(compiled(keys))
-    return seeds * steps / (time.perf_counter() - start), compile_s
+    return compiled_rate(train(TrainConfig(env, agent, steps, steps // 10)), seeds, steps)
 
 
 def main():
