@@ -1,4 +1,4 @@
-"""R4 of the IV-RL spec (`iv_rl.md` §6.3): SAC, ensemble SAC and IV-SAC on gymnax's Pendulum-v1 and on its
+"""R4, our small-scale Pendulum target for the IV-RL paper: SAC, ensemble SAC and IV-SAC on gymnax's Pendulum-v1 and on its
 reward-noise variant (N(0, 1) added to every reward), 20,000 environment steps, greedy evaluations every 1,000.
 
     python benchmarks/iv_sac_pendulum.py --seeds 3              # about 25 minutes on 2 CPU cores
@@ -6,7 +6,7 @@ reward-noise variant (N(0, 1) added to every reward), 20,000 environment steps, 
     python benchmarks/iv_sac_pendulum.py --seeds 2 --first-seed 3 --envs pendulum_noise   # two more seeds, added
 
 Every (agent, environment) pair is one compiled run with all seeds vmapped (`run_chunked`), the registry's defaults
-(the spec's R4 settings: batch 256, N = 5, p_m = 1, lambda_UCB = 1, rho_MEBS = 0.9, lambda = 5; 2 x 64 networks,
+(the R4 settings: batch 256, N = 5, p_m = 1, lambda_UCB = 1, rho_MEBS = 0.9, lambda = 5; 2 x 64 networks,
 Adam 1e-3, learning from 1,000 steps). Seeds are 0 .. seeds-1 (`jax.random.PRNGKey(seed)`).
 
 Metrics, per seed, then mean and standard error over seeds:
@@ -15,7 +15,7 @@ Metrics, per seed, then mean and standard error over seeds:
   N(0, 200) per episode;
 - AUC: the area under the greedy-evaluation curve, as the mean greedy return over the 20 evaluations (steps
   1,000 .. 20,000), so it is on the return's scale.
-Soft checks (spec R4): every ensemble method's final greedy return >= -250; IV-SAC's AUC >= ensemble SAC's on
+Soft checks (R4): every ensemble method's final greedy return >= -250; IV-SAC's AUC >= ensemble SAC's on
 `pendulum_noise`. Writes `runs.npz` files and `summary.md` to `--out`, the figure to `nbs/figures/iv_sac_pendulum.png`.
 """
 import argparse, json, os, platform, time
