@@ -122,8 +122,9 @@ BSUITE_TWINS = ('deep_sea', 'deep_sea_stochastic', 'cartpole_noise')   # bsuite 
 
 def preset_env(env: str) -> str:
     "The registered environment whose settings apply: `env`, or for `bsuite:NAME/ID` NAME where we register the same task."
-    name = env[len('bsuite:'):].split('/')[0] if env.startswith('bsuite:') else env
-    return name if name in BSUITE_TWINS or not env.startswith('bsuite:') else env
+    if not env.startswith('bsuite:'): return env
+    name = env[len('bsuite:'):].split('/')[0]
+    return name if name in BSUITE_TWINS else env
 
 
 def check_args(args) -> None:

@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['ReplayLearnerConfig', 'EnsembleQConfig', 'QNetwork', 'flat_observation', 'make_q_network', 'q_values',
            'EnsembleQState', 'replay_item', 'init_ensemble_q', 'state_q', 'acting_q', 'refresh_acting', 'q_spread',
-           'store_transition', 'batch_td', 'td_loss', 'learn', 'cell_q', 'ensemble_cell_signals', 'cell_td']
+           'store_transition', 'batch_td', 'td_loss', 'learn', 'cell_q', 'ensemble_cell_signals', 'cells_batch',
+           'cell_td']
 
 # %% ../../nbs/09_agents.ensemble_q.ipynb #29ba8adb
 from dataclasses import dataclass
@@ -262,11 +263,17 @@ def ensemble_cell_signals(q: jax.Array, members: int | None = None, ddof: int = 
     return signals
 
 
-def cell_td(qnet: QNetwork, config: EnsembleQConfig, state: EnsembleQState, cells: Cells) -> jax.Array:
-    "Every member's TD error on each cell's transition for each action, `[C, A, K]`, as the learner computes it."
+def cells_batch(qnet: QNetwork, config: EnsembleQConfig, state: EnsembleQState, cells: Cells) -> dict:
+    "Every cell's transition for every action as one replay batch of `C * A` items (all members unmasked)."
     C, A = cells.transitions.action.shape
     tr = jax.tree.map(lambda x: x.reshape(C * A, *x.shape[2:]), cells.transitions)
     item = lambda o, a, r, d, n: replay_item(qnet, config, state.prior, qnet.encode(o), a, r, d, qnet.encode(n),
                                              jnp.ones(config.num_ensemble))
-    batch = jax.vmap(item)(tr.obs, tr.action, tr.reward, tr.discount, tr.next_obs)
+    return jax.vmap(item)(tr.obs, tr.action, tr.reward, tr.discount, tr.next_obs)
+
+
+def cell_td(qnet: QNetwork, config: EnsembleQConfig, state: EnsembleQState, cells: Cells) -> jax.Array:
+    "Every member's TD error on each cell's transition for each action, `[C, A, K]`, as the learner computes it."
+    C, A = cells.transitions.action.shape
+    batch = cells_batch(qnet, config, state, cells)
     return batch_td(qnet, config, state.online, state, batch)[0].reshape(C, A, config.num_ensemble)

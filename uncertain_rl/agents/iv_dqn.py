@@ -16,10 +16,10 @@ import numpy as np
 from ..acting import ensemble_vote
 from .boot_dqn import bootstrap_act, bootstrap_observe
 from .ensemble_q import (EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
-                                            replay_item, state_q)
+                                            cells_batch, state_q)
 from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, mixture_variance,
                               sampled_variance, target_variance)
-from ..checks import option, choice, integer, number, optional
+from ..checks import option, integer, number, optional
 from ..ensembles import KERNEL_INITS, make_ensemble, one_hot_index
 from ..loops import Agent, EnvSpec
 
@@ -115,12 +115,8 @@ def make_iv_dqn(config: IVDQNConfig, spec: EnvSpec) -> Agent:
         prior = jax.vmap(lambda o: qnet.net.apply(state.prior, qnet.encode(o)))(cells.obs)
         mu, log_var = var_heads(out, prior, state.hparams.prior_scale)
         var = jnp.exp(jnp.clip(log_var, -config.log_var_clip, config.log_var_clip))
-        C, A_ = cells.transitions.action.shape
-        tr = jax.tree.map(lambda x: x.reshape(C * A_, *x.shape[2:]), cells.transitions)
-        item = lambda o, a, r, d, n: replay_item(qnet, config, state.prior, qnet.encode(o), a, r, d, qnet.encode(n),
-                                                 jnp.ones(config.num_ensemble))
-        batch = jax.vmap(item)(tr.obs, tr.action, tr.reward, tr.discount, tr.next_obs)
-        target_var = iv_targets(qnet, config, state.online, state, batch)['var'].mean(-1).reshape(C, A_)
+        batch = cells_batch(qnet, config, state, cells)
+        target_var = iv_targets(qnet, config, state.online, state, batch)['var'].mean(-1).reshape(mu.shape[0], A)
         return dict(q=mu, q_mean=mu.mean(1), q_std=mu.std(1), q_var=mixture_variance(mu, var, 1), target_var=target_var)
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)
