@@ -8,6 +8,9 @@ __all__ = []
 # %% ../nbs/98_api.ipynb #338ac96d
 __version__ = "0.0.1"
 
+from .loops import cpu_devices_from_env
+cpu_devices_from_env()   # UNCERTAIN_RL_CPU_DEVICES=cores: one CPU device per core, before JAX starts
+
 from .envs.deep_sea import DeepSea, make_deep_sea, optimal_actions, rollout
 from .envs.binary_tree import BinaryTree
 from .envs.chain import Chain

@@ -1,0 +1,63 @@
+"""Run every registry agent (or those named) for a few steps, sharded over all devices and on one device, and print
+one JSON line per agent saying whether the two agree (run with XLA_FLAGS=--xla_force_host_platform_device_count=8).
+Used by tests/test_sharding.py in a subprocess: the device count must be set before JAX starts."""
+import json
+import sys
+from dataclasses import fields
+
+import jax
+import numpy as np
+
+from uncertain_rl import registry
+from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_sharded
+
+ENV_FOR = {False: ('deep_sea', 5), True: ('pendulum', 0)}
+QUICK = dict(min_replay_size=8, batch_size=8, replay_capacity=64)    # learning starts within the few steps
+
+
+def compare(agent: str, seeds: int, steps: int) -> dict:
+    entry = registry.agent_entry(agent)
+    env_name, size = ENV_FOR[entry.continuous]
+    if entry.envs and env_name not in entry.envs: env_name = entry.envs[0]
+    env = registry.make_env(env_name, size)
+    names = {f.name for f in fields(entry.config())}
+    config = registry.agent_config(agent, env_name, **{k: v for k, v in QUICK.items() if k in names})
+    run = train(TrainConfig(env, registry.make_agent(agent, config, gymnax_spec(env)), steps, steps))
+    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
+    ref = jax.device_get(jax.jit(jax.vmap(run.run))(keys))
+    out = run_sharded(run, keys, devices='all')
+    pairs = list(zip(jax.tree.leaves(ref), jax.tree.leaves(out)))
+    same = lambda ps: all(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True) for a, b in ps)
+    return dict(agent=agent, env=env_name, devices=len(jax.devices()), seeds=seeds, steps=steps,
+                logs_equal=same(zip(jax.tree.leaves(ref[1]), jax.tree.leaves(out[1]))),
+                state_equal=same(zip(jax.tree.leaves(ref[0]), jax.tree.leaves(out[0]))), max_rel_diff=worst(pairs))
+
+
+def worst(pairs) -> float:
+    "The largest |a - b| / (1 + |a|) over every element (NaNs where both are NaN count as equal)."
+    diff = lambda a, b: np.abs(a - b) / (1 + np.abs(a))
+    return max(float(np.nanmax(diff(np.asarray(a, np.float64), np.asarray(b, np.float64)), initial=0.))
+               for a, b in pairs)
+
+
+def sweep(seeds: int = 2, steps: int = 40) -> dict:
+    "TDU on Deep Sea 5 over a 2 x 2 grid of beta and prior scale, `seeds` each: sharded against vmapped hparams."
+    import jax.numpy as jnp
+    from uncertain_rl.agents.tdu import TDUConfig, make_tdu
+    env = registry.make_env('deep_sea', 5)
+    agent = make_tdu(TDUConfig(min_replay_size=8, batch_size=8, replay_capacity=64), gymnax_spec(env))
+    run = train(TrainConfig(env, agent, steps, steps))
+    grid = np.meshgrid([0.5, 2.], [0., 3.], indexing='ij')
+    values = {n: jnp.repeat(jnp.asarray(g.ravel(), jnp.float32), seeds) for n, g in zip(('beta', 'prior_scale'), grid)}
+    hparams = jax.vmap(lambda v: agent.hparams.replace(**v))(values)
+    keys = jnp.tile(jax.random.split(jax.random.PRNGKey(0), seeds), (4, 1))
+    ref = jax.device_get(jax.jit(jax.vmap(run.run))(keys, hparams))
+    out = run_sharded(run, keys, hparams, batched_hparams=True)
+    return dict(agent='tdu sweep beta x prior_scale', env='deep_sea', devices=len(jax.devices()), seeds=len(keys),
+                steps=steps, max_rel_diff=worst(zip(jax.tree.leaves(ref), jax.tree.leaves(out))))
+
+
+if __name__ == '__main__':
+    agents = sys.argv[1].split(',') if len(sys.argv) > 1 and sys.argv[1] else list(registry.AGENTS)
+    seeds, steps = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (9, 40)
+    for a in agents: print(json.dumps(sweep() if a == 'sweep' else compare(a, seeds, steps)), flush=True)
