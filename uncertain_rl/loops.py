@@ -334,7 +334,7 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
     return ChunkedResult(agent_state, logs, evals, episodes, compile_seconds, time.perf_counter() - start, snapshots,
                          layout.describe())
 
-# %% ../nbs/04_loops.ipynb #355bfc7c
+# %% ../nbs/04_loops.ipynb #baa1f4ee
 DEVICE_AXIS = 'devices'
 
 
