@@ -61,7 +61,8 @@ def test_cli_trains_e_az_with_snapshots(tmp_path, capsys):
     for agent in ('e_az',):
         out = tmp_path / agent
         assert main(['train', '--agent', agent, '--size', '5', '--steps', '200', '--seeds', '2', '--simulations', '8',
-                     '--snapshots', '2', '--out', str(out), '--no-progress']
+                     '--snapshots', '2', '--eval-every', '0', '--out', str(out),
+                     '--no-progress']
                     + (['--beta', '3'] if agent == 'e_az' else [])) == 0
         text = capsys.readouterr().out
         assert 'first_treasure' in text and 'solved_at' in text

@@ -37,19 +37,20 @@ def check(case: dict):
     assert case['max_rel_diff'] <= TOL, case
 
 
-def test_sharded_equals_single_device_boot_dqn_and_sweep():
-    "Bootstrapped DQN, 9 seeds on 8 devices (5 used, 2 runs each, one padded), and a TDU β × λ sweep of 2 × 2 × 2."
-    cases = sharded_cases('boot_dqn,sweep')
-    assert [c['agent'] for c in cases] == ['boot_dqn', 'tdu sweep beta x prior_scale']
+def test_sharded_equals_single_device_boot_dqn():
+    "Bootstrapped DQN, 9 seeds on 8 forced CPU devices (5 used, 2 runs each, one padded), 40 steps."
+    cases = sharded_cases('boot_dqn')
+    assert [c['agent'] for c in cases] == ['boot_dqn']
     for c in cases: check(c)
 
 
 @pytest.mark.slow
-def test_sharded_equals_single_device_every_agent():
-    "Every agent in the registry, 9 seeds on 8 forced CPU devices, 40 steps (learning from step 8)."
+def test_sharded_equals_single_device_every_agent_and_a_sweep():
+    """Every agent in the registry, 9 seeds on 8 forced CPU devices, 40 steps (learning from step 8), and a TDU
+    β × prior-scale sweep (2 × 2 settings × 2 seeds, hyperparameters batched)."""
     from uncertain_rl import registry
-    cases = sharded_cases('')
-    assert {c['agent'] for c in cases} == set(registry.AGENTS)
+    cases = sharded_cases(','.join(list(registry.AGENTS) + ['sweep']))
+    assert {c['agent'] for c in cases} == set(registry.AGENTS) | {'tdu sweep beta x prior_scale'}
     for c in cases: check(c)
 
 
