@@ -302,7 +302,7 @@ def train_jax_env(args, out: Path) -> dict:
     seeds = list(range(args.seed, args.seed + args.seeds))
     keys = jax.vmap(jax.random.PRNGKey)(np.asarray(seeds))
     def on_chunk(logs, done):
-        if jax.process_index() == 0: write_atomic(out / 'episodes.csv', episodes_csv(logs, seeds, done))
+        write_atomic(out / 'episodes.csv', episodes_csv(logs, seeds, done))
     res = run_chunked(run, keys, progress=not args.no_progress, on_chunk=on_chunk, devices=args.devices or 'all')
     snapshots = None
     if res.snapshots:
@@ -353,7 +353,6 @@ def cmd_train(args) -> int:
     import jax
     out = Path(args.out)
     result = (train_bsuite if args.env.startswith('bsuite:') else train_jax_env)(args, out)
-    if jax.process_index() > 0: return 0                     # process 0 reports and writes for every process
     rows = summarise(result['logs'], result['seeds'], args.env, result['evals'])
     print(format_table(rows))
     print(f"compile {result['compile_seconds']:.1f} s, run {result['run_seconds']:.1f} s "

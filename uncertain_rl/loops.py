@@ -435,12 +435,9 @@ def run_sharded(run: Run, keys: jax.Array, hparams=None, batched_hparams: bool =
                 devices='all') -> tuple:
     """The whole `run` for every key, laid out over `devices`: `(agent_state, logs)` as NumPy arrays, the run axis
     first, like `jax.vmap(run.run)(keys, hparams)` (`batched_hparams`: one setting per key)."""
-    layout = run_layout(len(keys), devices)
-    hparams = run.config.agent.hparams if hparams is None else hparams
-    carry = on_devices(run.init, layout, (True, batched_hparams))(lay_out(keys, layout),
-                                                                    lay_out(hparams, layout, batched_hparams))
-    carry = on_devices(lambda c: run.advance(c, run.config.num_steps), layout, (True,), donate=True)(carry)
-    return gather_runs((carry.agent_state, carry.logs), layout)
+    res = run_chunked(run, keys, hparams, num_chunks=1, progress=False, check_finite=(),
+                      batched_hparams=batched_hparams, devices=devices)       # one chunk: the whole run
+    return res.agent_state, res.logs
 
 # %% ../nbs/04_loops.ipynb #e8a173b6
 def greedy_episode(env, agent: Agent, agent_state, key: jax.Array, max_steps: int, env_params,
