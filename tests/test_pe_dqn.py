@@ -2,8 +2,10 @@
 the viewer's signals are recorded, and the issue's learning target: Deep Sea 10 in 3 of 3 seeds within 500 episodes.
 
 - default run: the ablations and modes on Deep Sea 6 (finite losses, greedy evaluation), the command line with
-  snapshots, the bridge, and the learning test below (3 seeds, bsuite's rule, about 3 minutes on 2 cores).
-- slow: R9, bsuite's catch/0, bandit/0 and deep_sea/0 through the bridge with their learning thresholds.
+  snapshots, the bridge, and a learning test: seed 0 solves Deep Sea 10 within 400 episodes (bsuite's rule; about
+  45 s on 2 cores).
+- slow: the issue's target (3 of 3 seeds within 500 episodes, about 2.5 minutes on 2 cores), R9, bsuite's catch/0,
+  bandit/0 and deep_sea/0 through the bridge with their learning thresholds.
 """
 import json
 
@@ -80,9 +82,21 @@ def test_pe_dqn_runs_through_the_bsuite_bridge(tmp_path):
     assert list((tmp_path / 'bsuite' / 'seed_0').glob('*.csv'))
 
 
+def test_pe_dqn_solves_deep_sea_10_seed_0_within_400_episodes(tmp_path):
+    """The default run's learning test, one seed of the target below: `uncertain-rl train --agent pe_dqn --size 10
+    --episodes 400 --seeds 1` (CPU profile, seed 0, map 42; β decays over the first 133 episodes) meets bsuite's rule
+    (bad-episode fraction below 0.9). Measured: solved at episode 333 (first treasure at 300)."""
+    assert main(['train', '--agent', 'pe_dqn', '--size', '10', '--episodes', '400', '--seeds', '1',
+                 '--snapshots', '0', '--eval-every', '0', '--out', str(tmp_path), '--no-progress']) == 0
+    rows = json.loads((tmp_path / 'summary.json').read_text())['results']
+    assert len(rows) == 1 and rows[0]['solved_at'] is not None, rows
+
+
+@pytest.mark.slow
 def test_pe_dqn_solves_deep_sea_10_in_3_of_3_seeds(tmp_path):
     """The issue's target, as a user runs it: `uncertain-rl train --agent pe_dqn --size 10 --episodes 500 --seeds 3`
-    (CPU profile, seeds 0, 1, 2, map 42): bsuite's rule (bad-episode fraction below 0.9) met in every seed."""
+    (CPU profile, seeds 0, 1, 2, map 42): bsuite's rule (bad-episode fraction below 0.9) met in every seed.
+    Measured: solved at episodes 355, 428 and 319."""
     assert main(['train', '--agent', 'pe_dqn', '--size', '10', '--episodes', '500', '--seeds', '3',
                  '--snapshots', '0', '--eval-every', '0', '--out', str(tmp_path), '--no-progress']) == 0
     rows = json.loads((tmp_path / 'summary.json').read_text())['results']

@@ -3,9 +3,11 @@
 runs in a subprocess with `XLA_FLAGS=--xla_force_host_platform_device_count=8` (or two processes).
 
 What is exact and what is not: several devices are compiled by XLA's SPMD pipeline, which rewrites a few
-floating-point expressions (Adam's bias correction among them) differently from the single-device pipeline, so the
-sharded run agrees with the single-device one to float32 rounding, not bit for bit (see the loops notebook). The
-same runs over the same number of devices agree bit for bit, whichever process owns them."""
+floating-point expressions (Adam's bias correction among them) differently from the single-device pipeline, and XLA
+emits some reductions differently for different batch shapes even on one device (DQN vmapped over 5 or 9 seeds
+differs in the last bit), so the sharded run agrees with the single-device one to float32 rounding, not bit for bit
+(see the loops notebook, "Bit for bit?"). The same runs over the same layout agree bit for bit, whichever process
+owns them."""
 import json
 import os
 import socket
