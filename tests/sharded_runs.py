@@ -1,6 +1,8 @@
 """Run every registry agent (or those named) for a few steps, sharded over all devices and on one device, and print
 one JSON line per agent saying whether the two agree (run with XLA_FLAGS=--xla_force_host_platform_device_count=8).
-Used by tests/test_sharding.py in a subprocess: the device count must be set before JAX starts."""
+Used by tests/test_sharding.py in a subprocess: the device count must be set before JAX starts. The names `sweep`
+(a TDU β × prior-scale sweep) and `batch` (one device, a batch of 5 runs against the same runs in a batch of 9) may
+be given among the agents."""
 import json
 import sys
 from dataclasses import fields
@@ -57,7 +59,24 @@ def sweep(seeds: int = 2, steps: int = 40) -> dict:
                 steps=steps, max_rel_diff=worst(zip(jax.tree.leaves(ref), jax.tree.leaves(out))))
 
 
+def batch_shape(agent: str = 'dqn', seeds: int = 9, first: int = 5, steps: int = 40) -> dict:
+    """On ONE device, the first `first` of `seeds` runs vmapped alone against the same runs inside the whole batch:
+    XLA compiles each batch shape into its own program, and for DQN the two differ in the last bit (see the loops
+    notebook, "Bit for bit?"). `python tests/sharded_runs.py batch` prints the comparison."""
+    env = registry.make_env('deep_sea', 5)
+    run = train(TrainConfig(env, registry.make_agent(agent, registry.agent_config(agent, 'deep_sea', **QUICK),
+                                                     gymnax_spec(env)), steps, steps))
+    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
+    whole = jax.tree.map(lambda x: x[:first], run_sharded(run, keys, devices=1))
+    part = run_sharded(run, keys[:first], devices=1)
+    pairs = list(zip(jax.tree.leaves(whole), jax.tree.leaves(part)))
+    return dict(agent=f'{agent}: {first} runs alone vs in a batch of {seeds}, one device', env='deep_sea', devices=1,
+                seeds=first, steps=steps, equal=all(np.array_equal(a, b, equal_nan=True) for a, b in pairs),
+                max_rel_diff=worst(pairs))
+
+
 if __name__ == '__main__':
     agents = sys.argv[1].split(',') if len(sys.argv) > 1 and sys.argv[1] else list(registry.AGENTS)
     seeds, steps = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (9, 40)
-    for a in agents: print(json.dumps(sweep() if a == 'sweep' else compare(a, seeds, steps)), flush=True)
+    special = {'sweep': sweep, 'batch': batch_shape}
+    for a in agents: print(json.dumps(special[a]() if a in special else compare(a, seeds, steps)), flush=True)
