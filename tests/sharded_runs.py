@@ -17,22 +17,31 @@ ENV_FOR = {False: ('deep_sea', 5), True: ('pendulum', 0)}
 QUICK = dict(min_replay_size=8, batch_size=8, replay_capacity=64)    # learning starts within the few steps
 
 
-def compare(agent: str, seeds: int, steps: int) -> dict:
+def quick_run(agent: str, steps: int) -> tuple:
+    "`(run, env_name)`: `agent` for `steps` steps on its environment (Deep Sea 5 or Pendulum), learning early."
     entry = registry.agent_entry(agent)
     env_name, size = ENV_FOR[entry.continuous]
     if entry.envs and env_name not in entry.envs: env_name = entry.envs[0]
     env = registry.make_env(env_name, size)
     names = {f.name for f in fields(entry.config())}
     config = registry.agent_config(agent, env_name, **{k: v for k, v in QUICK.items() if k in names})
-    run = train(TrainConfig(env, registry.make_agent(agent, config, gymnax_spec(env)), steps, steps))
+    return train(TrainConfig(env, registry.make_agent(agent, config, gymnax_spec(env)), steps, steps)), env_name
+
+
+def compare(agent: str, seeds: int, steps: int) -> dict:
+    run, env_name = quick_run(agent, steps)
     keys = jax.random.split(jax.random.PRNGKey(0), seeds)
     ref = jax.device_get(jax.jit(jax.vmap(run.run))(keys))
     out = run_sharded(run, keys, devices='all')
     pairs = list(zip(jax.tree.leaves(ref), jax.tree.leaves(out)))
-    same = lambda ps: all(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True) for a, b in ps)
     return dict(agent=agent, env=env_name, devices=len(jax.devices()), seeds=seeds, steps=steps,
-                logs_equal=same(zip(jax.tree.leaves(ref[1]), jax.tree.leaves(out[1]))),
-                state_equal=same(zip(jax.tree.leaves(ref[0]), jax.tree.leaves(out[0]))), max_rel_diff=worst(pairs))
+                logs_equal=equal(zip(jax.tree.leaves(ref[1]), jax.tree.leaves(out[1]))),
+                state_equal=equal(zip(jax.tree.leaves(ref[0]), jax.tree.leaves(out[0]))), max_rel_diff=worst(pairs))
+
+
+def equal(pairs) -> bool:
+    "Every pair of arrays bit-identical (NaNs where both are NaN count as equal)."
+    return all(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True) for a, b in pairs)
 
 
 def worst(pairs) -> float:
@@ -47,7 +56,7 @@ def sweep(seeds: int = 2, steps: int = 40) -> dict:
     import jax.numpy as jnp
     from uncertain_rl.agents.tdu import TDUConfig, make_tdu
     env = registry.make_env('deep_sea', 5)
-    agent = make_tdu(TDUConfig(min_replay_size=8, batch_size=8, replay_capacity=64), gymnax_spec(env))
+    agent = make_tdu(TDUConfig(**QUICK), gymnax_spec(env))
     run = train(TrainConfig(env, agent, steps, steps))
     grid = np.meshgrid([0.5, 2.], [0., 3.], indexing='ij')
     values = {n: jnp.repeat(jnp.asarray(g.ravel(), jnp.float32), seeds) for n, g in zip(('beta', 'prior_scale'), grid)}
@@ -63,16 +72,13 @@ def batch_shape(agent: str = 'dqn', seeds: int = 9, first: int = 5, steps: int =
     """On ONE device, the first `first` of `seeds` runs vmapped alone against the same runs inside the whole batch:
     XLA compiles each batch shape into its own program, and for DQN the two differ in the last bit (see the loops
     notebook, "Bit for bit?"). `python tests/sharded_runs.py batch` prints the comparison."""
-    env = registry.make_env('deep_sea', 5)
-    run = train(TrainConfig(env, registry.make_agent(agent, registry.agent_config(agent, 'deep_sea', **QUICK),
-                                                     gymnax_spec(env)), steps, steps))
+    run, env_name = quick_run(agent, steps)
     keys = jax.random.split(jax.random.PRNGKey(0), seeds)
     whole = jax.tree.map(lambda x: x[:first], run_sharded(run, keys, devices=1))
     part = run_sharded(run, keys[:first], devices=1)
     pairs = list(zip(jax.tree.leaves(whole), jax.tree.leaves(part)))
-    return dict(agent=f'{agent}: {first} runs alone vs in a batch of {seeds}, one device', env='deep_sea', devices=1,
-                seeds=first, steps=steps, equal=all(np.array_equal(a, b, equal_nan=True) for a, b in pairs),
-                max_rel_diff=worst(pairs))
+    return dict(agent=f'{agent}: {first} runs alone vs in a batch of {seeds}, one device', env=env_name, devices=1,
+                seeds=first, steps=steps, equal=equal(pairs), max_rel_diff=worst(pairs))
 
 
 if __name__ == '__main__':
