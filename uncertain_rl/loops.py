@@ -298,7 +298,8 @@ def _num_chunks(num_steps: int, requested: int) -> int:
 def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, progress: bool = True,
                 on_chunk: Callable | None = None, check_finite: tuple = ('loss',),
                 batched_hparams: bool = False, devices='all') -> ChunkedResult:
-    """Run every seed in `keys` (vmapped) in chunks from Python; same result as `jax.vmap(run.run)(keys, hparams)`.
+    """Run every seed in `keys` (vmapped) in chunks from Python; the result of `jax.vmap(run.run)(keys, hparams)`
+    (to float32 rounding: see Bit for bit?).
     With `batched_hparams`, `hparams` has a leading axis like `keys` (a sweep: one setting per run).
     `on_chunk(logs, episodes)` is called after each chunk; if it returns True the run stops there.
     `devices` ('all', a count or a list) are where the runs go, laid out by `run_layout` (see Many devices)."""
