@@ -44,13 +44,13 @@ def test_pages_are_self_contained(site):
 
 def test_math_is_rendered_by_a_local_mathjax(site):
     assert (site / '_static' / 'mathjax' / 'tex-chtml.js').exists()
-    html = (site / '11_tdu.html').read_text()
+    html = (site / '30_tdu.html').read_text()
     assert '_static/mathjax/tex-chtml.js' in html
     assert 'class="math' in html                                # myst's math nodes, typeset by MathJax in the browser
 
 
 def test_stored_figures_appear_in_the_pages(site):
-    html = (site / '11_tdu.html').read_text()
+    html = (site / '30_tdu.html').read_text()
     assert re.search(r'<img[^>]+src="(_images/[^"]+\.png|data:image/png)', html), 'the in-one-picture figure is missing'
 
 
@@ -124,7 +124,7 @@ def test_every_page_reads_well_in_a_real_browser(site):
                         target = site / href[len(base) + 1:].split('#')[0].split('?')[0]
                         if not (target.is_file() or (target / 'index.html').is_file()):
                             problems.append(f'{html.name}: broken link {href}')
-                if html.stem in ('index', '11_tdu'):
+                if html.stem in ('index', '30_tdu'):
                     SCREENSHOTS.mkdir(exist_ok=True)
                     page.screenshot(path=str(SCREENSHOTS / f'{html.stem}.png'), full_page=False)
             current['page'] = 'search.html'                                 # the search box works offline

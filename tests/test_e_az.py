@@ -1,4 +1,4 @@
-"""E-AZ, AZ and AZ + UBE on Deep Sea with the true model (notebook `17_e_az`): short runs of every mode (finite,
+"""E-AZ, AZ and AZ + UBE on Deep Sea with the true model (notebook `62_e_az`): short runs of every mode (finite,
 compiled once for all seeds, vmapped seeds equal separate runs), the command line (and its one-line exit 2), the
 viewer's signals, and learning: Deep Sea 10 (fast) and the issue's target R2 on Deep Sea 20 (marked slow).
 

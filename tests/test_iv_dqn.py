@@ -1,4 +1,4 @@
-"""IV-DQN (notebook `18b_agents.iv_dqn`) on `cartpole_noise` (bsuite's Cartpole, reward noise N(0, 1)): learning, the
+"""IV-DQN (notebook `71_agents.iv_dqn`) on `cartpole_noise` (bsuite's Cartpole, reward noise N(0, 1)): learning, the
 command line's options and the issue's criterion.
 
 Seeds are PRNGKey(0 .. n-1); settings are the registry's cartpole_noise preset (the IV-RL authors' bsuite code).

@@ -1,6 +1,6 @@
 """Learning tests of the SAC family (`agents.iv_sac`) on gymnax's Pendulum-v1 through the registry, as the command
 line builds them. The unit tests (tanh-Gaussian log-density, soft target, temperature, Eq. 10 and Eq. 15 against
-NumPy, masks, vmapped seeds) are in `nbs/18c_agents.iv_sac.ipynb`."""
+NumPy, masks, vmapped seeds) are in `nbs/72_agents.iv_sac.ipynb`."""
 import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,4 +1,4 @@
-"""PE-DQN (notebook `14_pe_dqn`): every ablation and bonus mode trains, the command line and the bsuite bridge run it,
+"""PE-DQN (notebook `51_pe_dqn`): every ablation and bonus mode trains, the command line and the bsuite bridge run it,
 the viewer's signals are recorded, and the issue's learning target: Deep Sea 10 in 3 of 3 seeds within 500 episodes.
 
 - default run: the ablations and modes on Deep Sea 6 (finite losses, greedy evaluation), the command line with

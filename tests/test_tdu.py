@@ -1,5 +1,5 @@
 """TDU: whole-run properties (spec `tdu.md` §9 item 17, §8 T1/T5), the ablations, the sweep as one vmapped call, and
-the command line. The function-level oracles live in `nbs/11_tdu.ipynb` and `nbs/11b_agents.tdu.ipynb`.
+the command line. The function-level oracles live in `nbs/30_tdu.ipynb` and `nbs/31_agents.tdu.ipynb`.
 
 Learning tests (seeds: run i has key PRNGKey(i)):
 - default run: TDU's defaults (K = N = 10, λ = 3, β = 1) on Deep Sea 10 (map 42), 3 seeds, 200 episodes: every seed

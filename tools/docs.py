@@ -19,18 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, OUT, SRC = ROOT / 'nbs', ROOT / '_docs', ROOT / '_docs_src'
 
 SECTIONS = {   # caption -> notebooks, in reading order
-    'Environments': ['00_envs.deep_sea', '01_envs.bsuite', '05_envs.binary_tree', '06_envs.chain',
-                     '06b_envs.cartpole', '06c_envs.noise'],
-    'Building blocks': ['00_checks', '02_ensembles', '03_replay', '04_loops', '07_learning', '08_acting',
-                        '09_agents.ensemble_q'],
-    'Baselines': ['10_agents.dqn', '10b_agents.boot_dqn'],
-    'TDU': ['11_tdu', '11b_agents.tdu'],
-    'UCB with Q-ensembles': ['12_ucb', '12b_agents.ucb'],
-    'Projection ensembles': ['13_projections', '14_pe_dqn'],
-    'Epistemic search': ['15_propagation', '16_emcts', '17_e_az'],
-    'Inverse-variance RL': ['18_biv', '18b_agents.iv_dqn', '18c_agents.iv_sac'],
-    'Deep Sea viewer': ['20_viz', 'deep_sea_viewer'],
-    'Experiments and command line': ['80_metrics', '81_registry', '85_experiments', '90_cli', '98_api'],
+    'Environments': ['10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain',
+                     '14_envs.cartpole', '15_envs.noise'],
+    'Building blocks': ['00_checks', '02_ensembles', '03_replay', '06_loops', '04_learning', '05_acting',
+                        '07_agents.ensemble_q'],
+    'Baselines': ['20_agents.dqn', '21_agents.boot_dqn'],
+    'TDU': ['30_tdu', '31_agents.tdu'],
+    'UCB with Q-ensembles': ['40_ucb', '41_agents.ucb'],
+    'Projection ensembles': ['50_projections', '51_pe_dqn'],
+    'Epistemic search': ['60_propagation', '61_emcts', '62_e_az'],
+    'Inverse-variance RL': ['70_biv', '71_agents.iv_dqn', '72_agents.iv_sac'],
+    'Deep Sea viewer': ['90_app.viewer', 'deep_sea_viewer'],
+    'Experiments and command line': ['80_metrics', '81_registry', '83_experiments', '91_app.cli', '98_api'],
 }
 PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'   # its offline viewer page is the site's static preview
 

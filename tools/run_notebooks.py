@@ -2,7 +2,7 @@
 and in the docs.
 
     python tools/run_notebooks.py                  # every notebook in nbs/ (about 4 minutes on 2 cores)
-    python tools/run_notebooks.py 11_tdu 12_ucb    # some of them (names without .ipynb)
+    python tools/run_notebooks.py 30_tdu 40_ucb    # some of them (names without .ipynb)
     python tools/run_notebooks.py --slow           # also run the cells flagged `#| slow`
 
 Cells flagged `#| slow` (nbdev's `tst_flags`, skipped by `nbdev_test`) keep the outputs of their last run unless
