@@ -78,7 +78,8 @@ def our_results(agent_name: str, seeds: int, size: int, mapping_seed: int, episo
     "Our agent through the registry, every seed in one vmapped run (keys PRNGKey(0..seeds-1), as the CLI's)."
     import jax
     from uncertain_rl.registry import agent_config, make_agent, make_env
-    from uncertain_rl.loops import train, TrainConfig, gymnax_spec, run_chunked
+    from uncertain_rl.loops import train, TrainConfig, run_chunked
+    from uncertain_rl.base import gymnax_spec
     env = make_env('deep_sea', size, mapping_seed)
     agent = make_agent(agent_name, agent_config(agent_name, 'deep_sea', **overrides), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=size * episodes, max_episodes=episodes))

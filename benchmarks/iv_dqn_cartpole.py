@@ -27,7 +27,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
+from uncertain_rl.loops import TrainConfig, train, run_chunked
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.metrics import moving_average_solved_at, best_moving_average
 from uncertain_rl.registry import agent_config, make_agent, make_env
 

@@ -20,7 +20,8 @@ import jax
 from boot_dqn_speed import compiled_rate
 
 from uncertain_rl.envs.cartpole import Cartpole
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec
+from uncertain_rl.loops import TrainConfig, train
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent
 
 

@@ -25,7 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from uncertain_rl.loops import TrainConfig, greedy_returns, gymnax_spec, run_chunked, train
+from uncertain_rl.loops import TrainConfig, greedy_returns, run_chunked, train
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent, make_env
 
 AGENTS = ('sac', 'ensemble_sac', 'iv_sac')

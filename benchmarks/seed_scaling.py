@@ -15,7 +15,8 @@ import jax  # noqa: E402
 
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn  # noqa: E402
 from uncertain_rl.envs.deep_sea import DeepSea  # noqa: E402
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked  # noqa: E402
+from uncertain_rl.loops import TrainConfig, train, run_chunked
+from uncertain_rl.base import gymnax_spec  # noqa: E402
 
 SIZE = 10
 

@@ -24,7 +24,8 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from uncertain_rl.loops import TrainConfig, train, run_chunked, gymnax_spec, cell_snapshot
+from uncertain_rl.loops import TrainConfig, train, run_chunked, cell_snapshot
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import make_env, make_agent, agent_config, env_entry
 from uncertain_rl.viz import RunData, save_snapshots
 

@@ -12,7 +12,8 @@ import jax
 import pytest
 import numpy as np
 
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
+from uncertain_rl.loops import TrainConfig, train, run_chunked
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent, make_env, env_entry
 
 

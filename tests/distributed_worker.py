@@ -15,7 +15,8 @@ from dataclasses import replace  # noqa: E402
 
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn  # noqa: E402
 from uncertain_rl.envs.deep_sea import DeepSea  # noqa: E402
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked  # noqa: E402
+from uncertain_rl.loops import TrainConfig, train, run_chunked
+from uncertain_rl.base import gymnax_spec  # noqa: E402
 
 env = DeepSea(5, mapping_seed=42)
 config = replace(BootDQNConfig(), min_replay_size=16, batch_size=16, num_ensemble=4)

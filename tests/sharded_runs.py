@@ -11,7 +11,8 @@ import jax
 import numpy as np
 
 from uncertain_rl import registry
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_sharded
+from uncertain_rl.loops import TrainConfig, train, run_sharded
+from uncertain_rl.base import gymnax_spec
 
 ENV_FOR = {False: ('deep_sea', 5), True: ('pendulum', 0)}
 QUICK = dict(min_replay_size=8, batch_size=8, replay_capacity=64)    # learning starts within the few steps

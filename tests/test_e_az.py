@@ -17,7 +17,8 @@ import pytest
 from uncertain_rl.agents.e_az import EAZ_MODES, e_az_config, make_e_az
 from uncertain_rl.cli import main
 from uncertain_rl.envs.deep_sea import DeepSea
-from uncertain_rl.loops import TrainConfig, gymnax_spec, run_chunked, train
+from uncertain_rl.loops import TrainConfig, run_chunked, train
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.metrics import first_treasure_episode, solved_at
 from uncertain_rl.viz import load_run
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from uncertain_rl.cli import main
-from uncertain_rl.loops import TrainConfig, gymnax_spec, greedy_returns, run_chunked, train
+from uncertain_rl.loops import TrainConfig, greedy_returns, run_chunked, train
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent, make_env
 
 

@@ -6,7 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from uncertain_rl.loops import TrainConfig, gymnax_spec, run_chunked, train
+from uncertain_rl.loops import TrainConfig, run_chunked, train
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent, make_env
 
 

@@ -6,7 +6,8 @@ import jax
 import numpy as np
 import pytest
 
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec, run_chunked
+from uncertain_rl.loops import TrainConfig, train, run_chunked
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import AGENTS, agent_config, make_agent, make_env
 
 SMALL = dict(hidden_sizes=(8,), batch_size=8, min_replay_size=8, sgd_period=3, sgd_steps_per_update=2)

@@ -11,7 +11,7 @@ import pytest
 from conftest import train_registry
 from uncertain_rl.agents.ensemble_q import make_q_network, state_q, q_values
 from uncertain_rl.envs.deep_sea import deep_sea_observation
-from uncertain_rl.loops import gymnax_spec
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import AGENTS, agent_config
 
 N, EPISODES = 5, 40

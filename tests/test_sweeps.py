@@ -6,7 +6,8 @@ import numpy as np
 
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from uncertain_rl.envs.deep_sea import DeepSea
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec
+from uncertain_rl.loops import TrainConfig, train
+from uncertain_rl.base import gymnax_spec
 
 
 def test_prior_scale_sweep_is_one_vmapped_call():

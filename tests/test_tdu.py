@@ -18,7 +18,8 @@ from conftest import train_registry
 from uncertain_rl.cli import main
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.metrics import solved_at, beats_dithering
-from uncertain_rl.loops import TrainConfig, train, gymnax_spec, greedy_returns
+from uncertain_rl.loops import TrainConfig, train, greedy_returns
+from uncertain_rl.base import gymnax_spec
 from uncertain_rl.agents.tdu import TDUConfig, make_tdu
 from uncertain_rl.experiments import tree_experiment
 

@@ -67,7 +67,8 @@ def fingerprint(x) -> dict:
 
 
 def run_case(agent_name, overrides, env_name) -> dict:
-    from uncertain_rl.loops import TrainConfig, train, gymnax_spec
+    from uncertain_rl.loops import TrainConfig, train
+    from uncertain_rl.base import gymnax_spec
     env = make_env(env_name)
     agent = make_agent(agent_name, overrides, gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=STEPS, max_episodes=STEPS))

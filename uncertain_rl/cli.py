@@ -290,7 +290,8 @@ def evaluations_csv(evals: dict, seeds) -> str:
 def train_jax_env(args, out: Path) -> dict:
     "Train on a registered JAX environment: all seeds in one vmapped compiled run."
     import jax
-    from uncertain_rl.loops import train, TrainConfig, gymnax_spec, run_chunked
+    from uncertain_rl.loops import train, TrainConfig, run_chunked
+    from uncertain_rl.base import gymnax_spec
     entry, env = env_entry(args.env), make_env(args.env, args.size, args.mapping_seed)
     agent = make_agent(args.agent, args.config, gymnax_spec(env))
     longest = entry.longest_episode(env)

@@ -14,7 +14,8 @@ import numpy as np
 
 from .agents.tdu import TDUConfig, make_tdu
 from .agents.ucb import UCBConfig, make_ucb, ucb_agent_config
-from .loops import train, TrainConfig, gymnax_spec, run_chunked
+from .loops import train, TrainConfig, run_chunked
+from .base import gymnax_spec
 from .metrics import sweep_solved_at, tree_solved_at, DEEP_SEA_SOLVED
 
 # %% ../nbs/83_experiments.ipynb #b8a0619d

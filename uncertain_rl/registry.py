@@ -21,7 +21,7 @@ from .agents.tdu import TDUConfig, make_tdu
 from .agents.iv_dqn import IVDQNConfig, make_iv_dqn
 from .agents.ucb import make_ucb, ucb_agent_config
 from .checks import check_choice
-from .loops import Agent, EnvSpec
+from .base import Agent, EnvSpec
 from . import metrics
 
 # %% ../nbs/81_registry.ipynb #7355a8ce

@@ -16,7 +16,7 @@ from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, 
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, td_loss, learn,
                                             cell_q, ensemble_cell_signals)
-from ..loops import Agent, EnvSpec
+from ..base import Agent, EnvSpec
 
 # %% ../../nbs/21_agents.boot_dqn.ipynb #a6a16225
 @dataclass(frozen=True)

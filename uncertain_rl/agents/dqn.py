@@ -16,7 +16,7 @@ from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state
                                             refresh_acting, store_transition, td_loss, learn,
                                             cell_q, ensemble_cell_signals)
 from ..checks import option, integer, number
-from ..loops import Agent, EnvSpec
+from ..base import Agent, EnvSpec
 
 # %% ../../nbs/20_agents.dqn.ipynb #84b2430a
 @dataclass(frozen=True)

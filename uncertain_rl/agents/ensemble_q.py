@@ -22,7 +22,8 @@ from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_in
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, replay_sample_n_step, bootstrap_mask
 from ..learning import (LOSSES, q_learning_td, double_q_td, member_losses, member_optimizer, fused_step,
                                    periodic_sync)
-from ..loops import EnvSpec, Transition, Cells, any_run
+from ..loops import any_run
+from ..base import EnvSpec, Transition, Cells
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #d3d6ea7f
 @dataclass(frozen=True)

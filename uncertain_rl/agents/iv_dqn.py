@@ -21,7 +21,7 @@ from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, 
                               sampled_variance, target_variance)
 from ..checks import option, integer, number, optional
 from ..ensembles import KERNEL_INITS, make_ensemble, one_hot_index
-from ..loops import Agent, EnvSpec
+from ..base import Agent, EnvSpec
 
 # %% ../../nbs/71_agents.iv_dqn.ipynb #iv000006
 @dataclass(frozen=True)

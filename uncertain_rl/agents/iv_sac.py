@@ -24,7 +24,7 @@ from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, 
 from ..checks import Config, Hparams, option, choice, integer, number, optional, sizes, boolean
 from ..ensembles import KERNEL_INITS, MLP
 from ..learning import member_optimizer, fused_step
-from ..loops import Agent, EnvSpec
+from ..base import Agent, EnvSpec
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0007

@@ -22,7 +22,7 @@ from .ensemble_q import ReplayLearnerConfig, flat_observation, learn
 from ..checks import option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index
 from ..learning import member_optimizer
-from ..loops import Agent, EnvSpec, Cells
+from ..base import Agent, EnvSpec, Cells
 from ..projections import categorical_projection, quantile_huber_loss, ensemble_disagreement
 from ..replay import replay_init, replay_add
 

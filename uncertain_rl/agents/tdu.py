@@ -20,7 +20,7 @@ from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state
 from ..checks import option, integer, number, choice, optional, check_int
 from ..ensembles import member_std
 from ..learning import LOSSES, member_losses
-from ..loops import Agent, EnvSpec
+from ..base import Agent, EnvSpec
 from ..tdu import tdu_signal, q_signal, explorer_td
 
 # %% ../../nbs/31_agents.tdu.ipynb #bb362a35

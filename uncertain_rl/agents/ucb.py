@@ -18,7 +18,7 @@ from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state
                                             q_spread, refresh_acting, store_transition, td_loss, learn,
                                             cell_q, ensemble_cell_signals)
 from ..checks import option, number, choice, check_choice
-from ..loops import Agent, EnvSpec
+from ..base import Agent, EnvSpec
 from ..ucb import ucb_scores, ucb_action, vote_entropy, info_gain_bonus
 
 # %% ../../nbs/41_agents.ucb.ipynb #45c13627

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..loops import Agent, EnvSpec, Transition
+from ..base import Agent, EnvSpec, Transition
 
 # %% ../../nbs/11_envs.bsuite.ipynb #fe995344
 def dm_env_spec(env, one_hot_obs: bool = False) -> EnvSpec:

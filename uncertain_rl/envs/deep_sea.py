@@ -17,7 +17,7 @@ from flax import struct
 from gymnax.environments import environment, spaces
 
 from ..checks import check_int, check_bool, check_number, check_choice
-from ..loops import Cells, Transition
+from ..base import Cells, Transition
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #b32d7e14
 def deep_sea_action_mapping(size: int, mapping_seed: int = 0, randomize_actions: bool = True) -> np.ndarray:
