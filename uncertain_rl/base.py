@@ -180,11 +180,9 @@ class AgentEntry:
 
 @dataclass(frozen=True)
 class EnvEntry:
-    "An environment by name: constructor, episode lengths, the metric that says solved, per-run statistics."
+    "An environment by name: its constructor, the metric that says solved, per-run statistics, a preset for agents."
     name: str
-    make: Callable             # (size, mapping_seed) -> gymnax environment
-    longest_episode: Callable  # env -> the most steps an episode can take
-    shortest_episode: Callable # env -> the fewest steps an episode can take
+    make: Callable             # (size, mapping_seed) -> gymnax environment (episode lengths: `loops.episode_bounds`)
     description: str
     solved: Optional[Callable] = None       # logs (episodes on the last axis) -> solved-at episodes (0: never)
     statistics: Optional[Callable] = None   # logs -> {name: per-run array}; 0 in `*_at`/`first_*` entries means never

@@ -74,8 +74,10 @@ def number(low: float = -np.inf, high: float = np.inf, low_open: bool = False, h
 
 
 def choice(*allowed) -> Callable:
-    "A check: one of `allowed`."
-    return lambda name, value: check_choice(name, value, allowed)
+    "A check: one of `allowed` (which it keeps as `.choices`, for the command line's help)."
+    check = lambda name, value: check_choice(name, value, allowed)
+    check.choices = allowed
+    return check
 
 
 def boolean() -> Callable:
@@ -93,6 +95,7 @@ def optional(check: Callable) -> Callable:
     def run(name, value):
         try: return None if value is None else check(name, value)
         except ValueError as e: raise ValueError(f"{e} (or None)") from None
+    run.choices = getattr(check, 'choices', None)
     return run
 
 

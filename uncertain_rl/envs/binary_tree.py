@@ -40,6 +40,10 @@ class BinaryTree(environment.Environment):
         self.mapping_seed = check_int('mapping_seed', mapping_seed)
         self.num_states = 2 * self.depth + 1
 
+    def episode_bounds(self, params=None) -> tuple:
+        "The fewest and the most steps an episode can take: one (a wrong turn) to L."
+        return (1, self.depth)
+
     @property
     def default_params(self) -> BinaryTreeParams:
         return BinaryTreeParams(jnp.asarray(terminating_actions(self.depth, self.mapping_seed)))

@@ -63,6 +63,10 @@ class Cartpole(environment.Environment):
         self.timescale, self.max_time, self.init_range = float(timescale), float(max_time), float(init_range)
         self.max_steps = max_steps(self.timescale, self.max_time)
 
+    def episode_bounds(self, params=None) -> tuple:
+        "The fewest and the most steps an episode can take: one to the time limit."
+        return (1, self.max_steps)
+
     @property
     def default_params(self) -> CartpoleParams: return CartpoleParams(jnp.float32(self.noise_scale))
 

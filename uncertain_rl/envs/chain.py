@@ -43,6 +43,10 @@ class Chain(environment.Environment):
         self.randomize_actions = bool(randomize_actions)
         self.horizon = self.length + 8            # actions per episode: N + 9 time steps counting the start
 
+    def episode_bounds(self, params=None) -> tuple:
+        "The fewest and the most steps an episode can take: the horizon, always."
+        return (self.horizon, self.horizon)
+
     @property
     def default_params(self) -> ChainParams:
         return ChainParams(jnp.asarray(chain_action_mapping(self.length, self.mapping_seed, self.randomize_actions)))

@@ -102,6 +102,10 @@ class DeepSea(environment.Environment):
             action_mapping=jnp.asarray(deep_sea_action_mapping(self.size, seed, self.randomize_actions)),
             deterministic=jnp.bool_(det), unscaled_move_cost=jnp.float32(self.unscaled_move_cost))
 
+    def episode_bounds(self, params=None) -> tuple:
+        "The fewest and the most steps an episode can take: N and N."
+        return (self.size, self.size)
+
     @property
     def default_params(self) -> DeepSeaParams: return self.make_params()
 
