@@ -12,9 +12,9 @@ import jax
 import pytest
 import numpy as np
 
-from uncertain_rl.loops import TrainConfig, train, run_chunked
 from uncertain_rl.base import gymnax_spec
-from uncertain_rl.registry import agent_config, make_agent, make_env, env_entry
+from uncertain_rl.experiments import Experiment, run
+from uncertain_rl.registry import make_agent, make_env
 
 
 def cli(*args, timeout: int = 600) -> subprocess.CompletedProcess:
@@ -52,16 +52,14 @@ def wait_for_port(port: int, seconds: float = 10.) -> None:
 
 
 def train_registry(agent: str, env: str, size: int = 10, episodes: int | None = None, steps: int | None = None,
-                   seeds: int = 3, first_seed: int = 0, eval_every: int = 0, num_chunks: int = 10, hparams=None,
+                   seeds: int = 3, first_seed: int = 0, eval_every: int = 0, num_chunks: int = 10,
                    snapshot_every: int = 0, **overrides):
-    """Train registry agent `agent` (config: its defaults, the environment's overrides and presets, `overrides`) on
-    registry environment `env` for `episodes` episodes (times the longest episode) or `steps` steps; every episode
-    is logged. Returns `(ChunkedResult, the environment, the agent)`."""
+    """Train registry agent `agent` (config: its defaults, the environment's presets, `overrides`) on registry
+    environment `env` for exactly `episodes` episodes or `steps` steps, through `experiments.run` (run i has key
+    PRNGKey(first_seed + i), as on the command line). Returns `(RunResult, the environment, the agent)`."""
+    exp = Experiment(agent, env, episodes=episodes, steps=steps, seeds=seeds, first_seed=first_seed, size=size,
+                     overrides=overrides, eval_every=eval_every, num_chunks=num_chunks,
+                     snapshots=0 if not snapshot_every else (steps or episodes * size) // snapshot_every)
+    result = run(exp)
     e = make_env(env, size, 42)
-    entry = env_entry(env)
-    a = make_agent(agent, agent_config(agent, env, **overrides), gymnax_spec(e))
-    steps = steps or episodes * entry.longest_episode(e)
-    run = train(TrainConfig(e, a, num_steps=steps, max_episodes=steps // entry.shortest_episode(e),
-                            eval_every=eval_every, eval_steps=entry.longest_episode(e), snapshot_every=snapshot_every))
-    keys = jax.vmap(jax.random.PRNGKey)(np.arange(first_seed, first_seed + seeds))
-    return run_chunked(run, keys, hparams, num_chunks=num_chunks, progress=False), e, a
+    return result, e, make_agent(agent, result.config, gymnax_spec(e))

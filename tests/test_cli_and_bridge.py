@@ -12,7 +12,7 @@ import pytest
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from uncertain_rl.agents.dqn import DQNConfig, make_dqn
 from conftest import cli
-from uncertain_rl.cli import main
+from uncertain_rl.app.cli import main
 from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
 
 
@@ -24,7 +24,7 @@ def test_train_writes_the_run_directory(tmp_path):
                         '--env', 'deep_sea', '--size', '5', '--episodes', '40', '--seeds', '2', '--out', str(out),
                         '--no-progress'], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
-    assert 'solved_at' in r.stdout and 'compile' in r.stdout
+    assert 'solved' in r.stdout and 'compile' in r.stdout
     df = pd.read_csv(out / 'episodes.csv')
     assert {'seed', 'episode', 'episode_return', 'episode_len', 'total_bad_episodes', 'loss'} <= set(df.columns)
     assert len(df) == 80 and (df.episode_len == 5).all()
@@ -37,25 +37,36 @@ def test_train_writes_the_run_directory(tmp_path):
 
 
 def test_never_is_missing_not_episode_zero(tmp_path, capsys):
-    """DQN on Deep Sea 10 for 20 episodes never finds the treasure: `null` in summary.json, `-` in the table."""
+    """DQN on Deep Sea 10 for 20 episodes never finds the treasure: `null` in summary.json, `never` in the table."""
     assert main(['train', '--agent', 'dqn', '--size', '10', '--episodes', '20', '--seeds', '2',
                  '--out', str(tmp_path), '--no-progress']) == 0
     rows = json.loads((tmp_path / 'summary.json').read_text())['results']
     assert all(r['first_treasure'] is None and r['solved_at'] is None for r in rows), rows
     table = capsys.readouterr().out.splitlines()
     header = table[0].split()
-    assert all(line.split()[header.index('first_treasure')] == '-' for line in table[1:3])
+    assert all(line.split()[header.index('treasure')] == 'never' for line in table[1:3])
 
 
 def test_a_step_budget_logs_every_episode(tmp_path):
-    """`--steps` with episodes of varying length (CartPole): every episode the budget allows is logged, not the
-    first `--episodes` of them."""
-    assert main(['train', '--agent', 'dqn', '--env', 'cartpole', '--steps', '3000', '--episodes', '5', '--seeds', '1',
+    """`--steps` with episodes of varying length (CartPole): exactly that many steps, every episode that ends within
+    them logged."""
+    assert main(['train', '--agent', 'dqn', '--env', 'cartpole', '--steps', '3000', '--seeds', '1',
                  '--set', 'hidden_sizes=(16,)', '--out', str(tmp_path), '--no-progress']) == 0
     df = pd.read_csv(tmp_path / 'episodes.csv')
     summary = json.loads((tmp_path / 'summary.json').read_text())
     assert len(df) == summary['results'][0]['episodes'] > 5
     assert 3000 - 500 < df.episode_len.sum() <= 3000
+
+
+def test_an_episode_budget_is_exact(tmp_path):
+    """`--episodes 60` on CartPole, whose episodes vary in length, trains exactly 60 episodes in every seed (before,
+    it was a step budget of 60 x 500 steps, which ran 88 and 114 episodes)."""
+    assert main(['train', '--agent', 'dqn', '--env', 'cartpole', '--episodes', '60', '--seeds', '2',
+                 '--set', 'hidden_sizes=(16,)', '--eval-every', '0', '--out', str(tmp_path), '--no-progress']) == 0
+    df = pd.read_csv(tmp_path / 'episodes.csv')
+    assert df.groupby('seed').size().tolist() == [60, 60]
+    assert json.loads((tmp_path / 'summary.json').read_text())['episodes'] == [60, 60]
+    assert df.episode_len.min() < df.episode_len.max()                       # the lengths do vary
 
 
 @pytest.mark.parametrize('args, word', [

@@ -26,7 +26,7 @@ def site():
 
 def test_every_notebook_has_a_page_in_the_table_of_contents(site):
     home = (site / 'index.html').read_text()
-    for names in docs.SECTIONS.values():
+    for names in docs.sections().values():
         for name in names:
             assert (site / f'{name}.html').exists(), name
             assert f'href="{name}.html"' in home, f'{name} is not linked from the home page'

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from conftest import train_registry
-from uncertain_rl.cli import main
+from uncertain_rl.app.cli import main
 from uncertain_rl.loops import greedy_returns
 from uncertain_rl.metrics import first_treasure_episode, solved_at, beats_dithering
 

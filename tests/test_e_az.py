@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from uncertain_rl.agents.e_az import EAZ_MODES, e_az_config, make_e_az
-from uncertain_rl.cli import main
+from uncertain_rl.app.cli import main
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.loops import TrainConfig, run_chunked, train
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl.metrics import first_treasure_episode, solved_at
-from uncertain_rl.viz import load_run
+from uncertain_rl.rundir import load_snapshots as load_run
 
 
 def _run(mode, size, steps, seeds, **overrides):
@@ -66,7 +66,7 @@ def test_cli_trains_e_az_with_snapshots(tmp_path, capsys):
                      '--no-progress']
                     + (['--beta', '3'] if agent == 'e_az' else [])) == 0
         text = capsys.readouterr().out
-        assert 'first_treasure' in text and 'solved_at' in text
+        assert 'treasure' in text and 'solved' in text
         run = load_run(out)
         assert {'root_value_std', 'root_q_std', 'search_visits', 'ube'} <= set(run.snapshots)
         assert run.snapshots['search_visits'].sum(-1).max() == 8

@@ -15,7 +15,7 @@ import jax
 import numpy as np
 import pytest
 
-from uncertain_rl.cli import main
+from uncertain_rl.app.cli import main
 from uncertain_rl.loops import TrainConfig, greedy_returns, run_chunked, train
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent, make_env
@@ -45,7 +45,7 @@ def test_cli_options_reach_the_config(tmp_path, capsys):
                  '--out', str(out), '--no-progress']) == 0
     cfg = json.loads((out / 'summary.json').read_text())['agent_config']
     assert (cfg['mebs_ratio'], cfg['xi'], cfg['weighting'], cfg['n_step']) == (0.9, 2.5, 'uwac', 4)
-    assert 'solved_at' in capsys.readouterr().out
+    assert 'solved' in capsys.readouterr().out
 
 
 @pytest.mark.parametrize('flag, value', [('--weighting', 'inverse'), ('--mebs-ratio', '1.5'), ('--xi', '-1')])

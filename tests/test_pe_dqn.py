@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from uncertain_rl.agents.pe_dqn import PEDQNConfig, make_pe_dqn, pe_dqn_config, pe_dqn_for_budget
-from uncertain_rl.cli import main
+from uncertain_rl.app.cli import main
 from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.loops import train, TrainConfig, greedy_returns
 from uncertain_rl.base import gymnax_spec
-from uncertain_rl.viz import load_run
+from uncertain_rl.rundir import load_snapshots as load_run
 
 SMALL = dict(hidden_sizes=(32,), num_atoms=11, batch_size=32, min_replay_size=32)
 

@@ -84,7 +84,7 @@ def test_two_processes_equal_one_process(tmp_path):
 
 def test_cli_devices_bad_input(capsys):
     "`--devices` takes 'all' or a count of the devices there are: anything else is a one-line usage error (exit 2)."
-    from uncertain_rl.cli import main
+    from uncertain_rl.app.cli import main
     for bad in ('x', '0', '999'):
         assert main(['train', '--devices', bad, '--episodes', '1', '--no-progress']) == 2
         err = capsys.readouterr().err

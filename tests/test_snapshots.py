@@ -25,7 +25,7 @@ def _run(agent):
                                  snapshot_every=10 * N, **overrides)
     config = agent_config(agent, 'deep_sea', **overrides)
     state = jax.tree.map(lambda x: x[1], res.agent_state)                    # seed index 1
-    snap = {k: np.asarray(v[1, -1]) for k, v in res.snapshots.items()}        # its last snapshot
+    snap = {k: np.asarray(v[1, -1]) for k, v in res.snapshots.snapshots.items()}   # its last snapshot
     return res, env, a, config, state, snap
 
 
@@ -48,7 +48,7 @@ def test_every_registry_agent_has_cell_signals():
 def test_snapshot_equals_direct_evaluation(agent):
     res, env, a, config, state, snap = _run(agent)
     assert snap['step'] == EPISODES * N and snap['episode'] == EPISODES
-    assert res.snapshots['episode'].shape == (2, EPISODES // 10 + 1)
+    assert res.snapshots.snapshots['episode'].shape == (2, EPISODES // 10 + 1)
     qnet = make_q_network(config, gymnax_spec(env))
     q = np.stack([np.asarray(state_q(qnet, state, _obs(c))) for c in range(N * N)])           # [C, K, A]
     np.testing.assert_allclose(snap['q'], q, rtol=1e-5, atol=1e-5)
@@ -111,4 +111,4 @@ def test_snapshots_change_nothing_in_training():
                          num_exploiters=3, num_explorers=2, **SMALL)[0]
     np.testing.assert_array_equal(on.logs['total_bad_episodes'], off.logs['total_bad_episodes'])
     np.testing.assert_allclose(on.logs['episode_return'], off.logs['episode_return'], atol=1e-6)
-    assert off.snapshots == {} and on.snapshots['q'].shape == (2, 5, N * N, 5, 2)
+    assert off.snapshots is None and on.snapshots.snapshots['q'].shape == (2, 5, N * N, 5, 2)

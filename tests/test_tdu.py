@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import train_registry
-from uncertain_rl.cli import main
+from uncertain_rl.app.cli import main
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.metrics import solved_at, beats_dithering
 from uncertain_rl.loops import TrainConfig, train, greedy_returns
@@ -123,7 +123,7 @@ def test_tree_greedy_policy_is_the_exploiters_majority():
     diverge as that head did (its output layer times -1e4), the same holds, while the mean of the exploiters now
     chooses a dead end in every seed."""
     from uncertain_rl.agents.ensemble_q import make_q_network, state_q
-    res, env, agent = train_registry('tdu', 'binary_tree', 100, episodes=800, seeds=3, prior_scale=0., beta=0.)
+    res, env, agent = train_registry('tdu', 'binary_tree', 100, steps=800 * 100, seeds=3, prior_scale=0., beta=0.)
     cfg = TDUConfig(prior_scale=0., beta=0.)
     K, L = cfg.num_exploiters, 100
     cont = 1 - np.asarray(env.default_params.terminating_action)          # [L] the action that continues, per depth

@@ -31,13 +31,13 @@ def test_example_runs_are_committed():
 
 
 def test_viewer_in_voila():
-    """`uncertain-rl app`'s Voila command (our offline template) on `nbs/deep_sea_viewer.ipynb` with the example runs (Bootstrapped DQN and TDU side by side): the widgets
+    """`uncertain-rl app`'s Voila command (our offline template, the packaged app notebook) with the example runs (Bootstrapped DQN and TDU side by side): the widgets
     appear, moving the snapshot slider and switching the quantity change both pictures, no error anywhere."""
     need_browser('voila')
     from playwright.sync_api import sync_playwright
-    from uncertain_rl.viz import voila_command
+    from uncertain_rl.app.viewer import voila_command
     port, tmp = free_port(), tempfile.mkdtemp()
-    argv, env = voila_command(tmp, EXAMPLES, port, open_browser=False, notebook=ROOT / 'nbs' / 'deep_sea_viewer.ipynb')
+    argv, env = voila_command(tmp, EXAMPLES, port, open_browser=False)
     proc = subprocess.Popen(argv + ['--show_tracebacks=True'], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     base = f'http://127.0.0.1:{port}'
@@ -98,7 +98,7 @@ def test_viewer_in_voila():
 def test_train_then_viewer_html(tmp_path):
     """`DeepSeaViewer.train` (the command line's training, in-process) then `uncertain-rl view`: the viewer opens the
     new run; the page opens from disk with no network, the controls change the heat map, no error in the console."""
-    from uncertain_rl.viz import DeepSeaViewer
+    from uncertain_rl.app.viewer import DeepSeaViewer
     viewer = DeepSeaViewer.train('tdu', size=6, episodes=24, seeds=2, snapshots=6, out=tmp_path, progress=False,
                                  hidden_sizes=(16,), num_exploiters=3, num_explorers=2)
     assert viewer.runs[0].num_snapshots == 7 and viewer.runs[0].seeds == [0, 1] and 'tdu_sigma' in viewer.quantities

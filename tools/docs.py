@@ -18,20 +18,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NBS, OUT, SRC = ROOT / 'nbs', ROOT / '_docs', ROOT / '_docs_src'
 
-SECTIONS = {   # caption -> notebooks, in reading order
-    'Environments': ['10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain',
-                     '14_envs.cartpole', '15_envs.noise'],
-    'Building blocks': ['00_checks', '02_ensembles', '03_replay', '06_loops', '04_learning', '05_acting',
+FOUNDATIONS = {   # caption -> notebooks, in reading order; the methods' sections come from the agents' declarations
+    'Building blocks': ['00_checks', '01_base', '02_ensembles', '03_replay', '04_learning', '05_acting', '06_loops',
                         '07_agents.ensemble_q'],
-    'Baselines': ['20_agents.dqn', '21_agents.boot_dqn'],
-    'TDU': ['30_tdu', '31_agents.tdu'],
-    'UCB with Q-ensembles': ['40_ucb', '41_agents.ucb'],
-    'Projection ensembles': ['50_projections', '51_pe_dqn'],
-    'Epistemic search': ['60_propagation', '61_emcts', '62_e_az'],
-    'Inverse-variance RL': ['70_biv', '71_agents.iv_dqn', '72_agents.iv_sac'],
-    'Deep Sea viewer': ['90_app.viewer', 'deep_sea_viewer'],
-    'Experiments and command line': ['80_metrics', '81_registry', '83_experiments', '91_app.cli', '98_api'],
+    'Environments': ['10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain', '14_envs.cartpole',
+                     '15_envs.noise'],
 }
+APPLICATIONS = {
+    'Experiments': ['80_metrics', '81_registry', '82_rundir', '83_experiments'],
+    'The viewer and the command line': ['90_app.viewer', '91_app.cli', '92_app.main', '98_api'],
+}
+
+
+def sections() -> dict:
+    "Every section of the site: the foundations, one per method (derived from the registry), the experiments, the app."
+    from uncertain_rl.registry import docs_sections
+    return {**FOUNDATIONS, **{s.caption: list(s.notebooks) for s in docs_sections()}, **APPLICATIONS}
+
+
 PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'   # its offline viewer page is the site's static preview
 
 CONF = '''
@@ -91,14 +95,14 @@ def write_sources() -> None:
     (SRC / 'favicon.svg').write_text(FAVICON)
     shutil.copytree(NBS / 'figures', SRC / 'figures')
     (SRC / '_extra').mkdir()
-    from uncertain_rl.viz import write_viewer_html
+    from uncertain_rl.app.viewer import write_viewer_html
     write_viewer_html(PREVIEW_RUN, SRC / '_extra' / 'viewer_preview.html')
-    listed = [n for names in SECTIONS.values() for n in names]
+    listed = [n for names in sections().values() for n in names]
     missing = sorted({p.stem for p in NBS.glob('*.ipynb')} - set(listed) - {'index'})
-    if missing: sys.exit(f'notebooks missing from tools/docs.py SECTIONS: {", ".join(missing)}')
+    if missing: sys.exit(f'notebooks in no section of the site (tools/docs.py, or an agent\'s DocsSection): {", ".join(missing)}')
     for name in listed: (SRC / f'{name}.ipynb').write_text(json.dumps(for_readers(NBS / f'{name}.ipynb')))
     toc = ''.join(f'\n```{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
-                  for caption, names in SECTIONS.items())
+                  for caption, names in sections().items())
     toc += '\n```{toctree}\n:caption: Reference\n:maxdepth: 1\n\napi\n```\n'
     readme = (ROOT / 'README.md').read_text()
     (SRC / 'index.md').write_text(readme + '\n' + toc)

@@ -164,6 +164,11 @@ class AgentEntry:
 
     def config(self, **overrides):
         "This agent's config: the class's defaults, then this agent's `defaults`, then `overrides` (checked)."
+        names = getattr(self.config_class, '__dataclass_fields__', {})
+        unknown = [k for k in overrides if k not in names]
+        if unknown:
+            raise ValueError(f"{unknown[0]!r} is not a field of agent {self.name!r}'s config {self.config_class.__name__} "
+                             f"(its fields: {', '.join(names)})")
         return self.config_class(**{**self.defaults, **overrides})
 
     def preset(self, name: str) -> Preset:

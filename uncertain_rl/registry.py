@@ -7,7 +7,7 @@ __all__ = ['ENVS', 'CONTROL', 'CATALOG_FILE', 'ENTRY_POINT_GROUP', 'AGENTS_PACKA
            'module_entries', 'builtin_entries', 'plugin_entries', 'AgentRegistry', 'register_agent', 'option_type',
            'describe_option', 'describe_agent', 'build_catalog', 'write_catalog', 'catalog', 'agent_signals',
            'docs_sections', 'top_level_exports', 'option_table', 'agent_entry', 'env_entry', 'preset_env',
-           'presets_for', 'agent_config', 'entry_for_config', 'make_agent', 'make_env', 'runs_on']
+           'presets_for', 'agent_config', 'entry_for_config', 'make_agent', 'make_env', 'catalog_entry', 'runs_on']
 
 # %% ../nbs/81_registry.ipynb #10fe584d
 import importlib
@@ -116,11 +116,17 @@ def module_entries(module) -> tuple:
     return found
 
 
+def _reading_order(module) -> tuple:
+    "Where a module's agents come in the documentation (their section's first notebook), then its name."
+    docs = next((e.docs for e in module_entries(module) if e.docs is not None), None)
+    return (docs.notebooks[:1] if docs else ('~',)), module.__name__
+
+
 def builtin_entries() -> list:
-    "Every entry of our own agent modules (imports them all: for writing the catalog and for tests)."
+    "Every entry of our own agent modules, in reading order (imports them all: for writing the catalog and for tests)."
     package = importlib.import_module(AGENTS_PACKAGE)
     modules = [importlib.import_module(f'{AGENTS_PACKAGE}.{m.name}') for m in pkgutil.iter_modules(package.__path__)]
-    return [e for m in modules if hasattr(m, 'ENTRIES') for e in module_entries(m)]
+    return [e for m in sorted((m for m in modules if hasattr(m, 'ENTRIES')), key=_reading_order) for e in module_entries(m)]
 
 
 def plugin_entries() -> list:
@@ -330,11 +336,13 @@ def make_env(name: str, size: int, mapping_seed: int = 42):
     return env_entry(name).make(size, mapping_seed)
 
 
-def _declared(name: str) -> dict:
+def catalog_entry(name: str) -> dict:
+    "Agent `name`'s declaration as data (from the catalog: no imports)."
+    _choice('agent', name, tuple(AGENTS))
     return next(a for a in catalog()['agents'] if a['name'] == name)
 
 
 def runs_on(agent: str, env: str) -> bool:
     "Whether agent `agent` runs on the registered environment `env`: the same kind of actions, and in its list if any."
-    _choice('agent', agent, tuple(AGENTS)); e = env_entry(env); a = _declared(agent)
+    e, a = env_entry(env), catalog_entry(agent)
     return a['continuous'] == e.continuous and (not a['envs'] or env in a['envs'])
