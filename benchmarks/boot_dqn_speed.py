@@ -3,7 +3,8 @@
 Identical hyperparameters (bsuite's `default_agent`: K=20, MLP [50, 50], prior scale 5, Adam 1e-3, batch 128,
 discount 0.99, replay 10,000, min replay 128, one SGD step per environment step, target period 4, mask prob 1).
 bsuite is timed over `--bsuite-episodes` episodes after a warm-up that compiles and fills replay; ours over
-`--episodes` episodes per seed, compiled ahead of time (compile time reported separately). All in one run.
+`--episodes` episodes per seed through `experiments.run`, the whole training one compiled chunk on one device (no
+evaluations or snapshots): `RunResult.run_seconds`, with `compile_seconds` reported separately. All in one run.
 
     pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku and rlax
     python benchmarks/boot_dqn_speed.py [--episodes 200] [--bsuite-episodes 40]
@@ -14,10 +15,8 @@ from dataclasses import replace
 
 import jax
 
-from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
-from uncertain_rl.envs.deep_sea import DeepSea
-from uncertain_rl.loops import TrainConfig, train
-from uncertain_rl.base import gymnax_spec
+from uncertain_rl.agents.boot_dqn import BootDQNConfig
+from uncertain_rl.experiments import Experiment, run, split_keys
 
 SIZE = 10
 
@@ -41,22 +40,19 @@ def bsuite_episodes_per_second(episodes: int, warmup: int = 20) -> float:
     return episodes / (time.perf_counter() - start)
 
 
-def compiled_rate(run, seeds: int, units: int) -> tuple[float, float]:
-    "(`units` per run x `seeds` per second, compile seconds) of a training run compiled ahead of time, seeds vmapped."
-    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
-    start = time.perf_counter()
-    compiled = jax.jit(jax.vmap(run.run)).lower(keys).compile()
-    compile_s = time.perf_counter() - start
-    start = time.perf_counter()
-    jax.block_until_ready(compiled(keys))
-    return seeds * units / (time.perf_counter() - start), compile_s
+def compiled_rate(agent, env: str, seeds: int, units: int, **spec) -> tuple[float, float]:
+    """(`units` per run x `seeds` per second of run time, compile seconds) of `agent` (a registered name or a config)
+    on `env` through `experiments.run`: `seeds` vmapped seeds on one device (keys `split(PRNGKey(0), seeds)`), the
+    whole training one compiled chunk, no evaluations or snapshots. `spec`: the budget (`episodes=` or `steps=`) and
+    any other `Experiment` field."""
+    res = run(Experiment(agent, env, seeds=seeds, keys=split_keys(seeds), eval_every=0, snapshots=0, num_chunks=1,
+                         devices=1, **spec))
+    return seeds * units / res.run_seconds, res.compile_seconds
 
 
-def ours(config, seeds: int, episodes: int, make=make_boot_dqn) -> tuple[float, float]:
-    "(seed-episodes per second, compile seconds) of `make(config, spec)` on Deep Sea 10, `seeds` vmapped seeds."
-    env = DeepSea(SIZE, mapping_seed=42)
-    return compiled_rate(train(TrainConfig(env, make(config, gymnax_spec(env)), SIZE * episodes, episodes)), seeds,
-                         episodes)
+def ours(config, seeds: int, episodes: int) -> tuple[float, float]:
+    "(seed-episodes per second, compile seconds) of the agent of `config` on Deep Sea 10, `seeds` vmapped seeds."
+    return compiled_rate(config, 'deep_sea', seeds, episodes, episodes=episodes, size=SIZE)
 
 
 def main():

@@ -5,7 +5,8 @@ same Deep Sea map, many seeds each, with two-sample tests.
 
 Per run: did it ever find the treasure (Fisher's exact test on the fractions) and bsuite's "solved at" episode
 (Mann-Whitney U on the runs that solved). bsuite's agents run one seed per process (numpy's global RNG seeded with
-the seed, Haiku's with the same seed), two processes at a time; ours run all seeds in one vmapped, compiled call.
+the seed, Haiku's with the same seed), two processes at a time; ours run all seeds in one vmapped, compiled call of
+`experiments.run` (the registry's config for Deep Sea, no evaluations or snapshots).
 bsuite's results are cached in `results/bsuite_parity/bsuite_<agent>.csv` (`--fresh` to re-run them).
 Needs `pip install -e ".[dev,benchmark]"` (dm-haiku for bsuite's agents).
 """
@@ -75,16 +76,10 @@ def per_seed(total_bad: np.ndarray, denoised: np.ndarray) -> dict:
 
 
 def our_results(agent_name: str, seeds: int, size: int, mapping_seed: int, episodes: int, **overrides) -> dict:
-    "Our agent through the registry, every seed in one vmapped run (keys PRNGKey(0..seeds-1), as the CLI's)."
-    import jax
-    from uncertain_rl.registry import agent_config, make_agent, make_env
-    from uncertain_rl.loops import train, TrainConfig, run_chunked
-    from uncertain_rl.base import gymnax_spec
-    env = make_env('deep_sea', size, mapping_seed)
-    agent = make_agent(agent_name, agent_config(agent_name, 'deep_sea', **overrides), gymnax_spec(env))
-    run = train(TrainConfig(env, agent, num_steps=size * episodes, max_episodes=episodes))
-    keys = jax.vmap(jax.random.PRNGKey)(np.arange(seeds))
-    res = run_chunked(run, keys, num_chunks=10, progress=False)
+    "Our agent through `experiments.run`, every seed in one vmapped run (keys PRNGKey(0..seeds-1), as the CLI's)."
+    from uncertain_rl.experiments import Experiment, run
+    res = run(Experiment(agent_name, 'deep_sea', episodes=episodes, size=size, mapping_seed=mapping_seed, seeds=seeds,
+                         overrides=overrides, eval_every=0, snapshots=0, num_chunks=10))
     print(f"ours {agent_name} {overrides or ''}: {res.run_seconds:.0f} s for {seeds} seeds", flush=True)
     return per_seed(res.logs['total_bad_episodes'], res.logs['denoised_return'])
 

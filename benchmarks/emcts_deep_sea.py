@@ -1,7 +1,8 @@
 """E-AZ, AZ + UBE and AZ on Deep Sea with the true model (R2 and R3 of the E-AZ notebook).
 
 Every agent runs on the same map (mapping seed 42) and seeds, with a budget of `--episodes` episodes (N steps each)
-per size; each (agent, size) is one compiled call with the seeds vmapped, stopped once every run has solved. Reported
+per size; each (agent, size) is one `experiments.sweep` (one compiled `run` with the seeds vmapped, keys
+`split(PRNGKey(0), seeds)`, no evaluations or snapshots), stopped once every run has solved. Reported
 per cell: seeds that found the treasure, the median environment steps to the first treasure (Table 1's measure),
 seeds solved by bsuite's rule (the fraction of bad episodes falls below 0.9) and the median solved-at episode.
 
@@ -17,9 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from uncertain_rl.agents.e_az import e_az_config, make_e_az
-from uncertain_rl.envs.deep_sea import DeepSea
-from uncertain_rl.experiments import sweep
+from uncertain_rl.agents.e_az import e_az_config
+from uncertain_rl.experiments import Experiment, split_keys, sweep
 from uncertain_rl.metrics import first_treasure_episode, sweep_solved_at
 
 AGENTS = {'e_az': ('E-AZ (β = 10)', {'beta': [10.]}), 'az_ube': ('AZ + UBE (β = 10)', {'beta': [10.]}),
@@ -28,9 +28,9 @@ AGENTS = {'e_az': ('E-AZ (β = 10)', {'beta': [10.]}), 'az_ube': ('AZ + UBE (β 
 
 def run(agent: str, size: int, seeds: int, episodes: int, simulations: int) -> dict:
     start = time.perf_counter()
-    cfg = e_az_config(agent, simulations=simulations)
-    done, res = sweep(DeepSea(size, mapping_seed=42), make_e_az, cfg, AGENTS[agent][1], seeds, episodes, size,
-                      sweep_solved_at)
+    exp = Experiment(e_az_config(agent, simulations=simulations), 'deep_sea', episodes=episodes, size=size, seeds=seeds,
+                     keys=split_keys(seeds), grid=AGENTS[agent][1], eval_every=0, snapshots=0, num_chunks=25)
+    done, res = sweep(exp, sweep_solved_at)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(-1)
     return dict(solved_at=done.reshape(-1).tolist(), first_treasure_episode=first.tolist(),
                 first_treasure_steps=(first * size).tolist(), seconds=time.perf_counter() - start)

@@ -2,8 +2,9 @@
 (scale 1), and on MountainCar-v0 (`--env mountaincar`, the negative control; settings below).
 
 Every agent runs with the IV-RL authors' bsuite settings (the registry's cartpole_noise preset: 5 members, masks 0.5,
-ε = 0.05, learning every 2 steps, target copy every 50 steps, clip 5, 4-step returns), `--seeds` vmapped seeds, a
-budget of `--steps` environment steps of which the first `--episodes` episodes are logged. Reported per variant:
+ε = 0.05, learning every 2 steps, target copy every 50 steps, clip 5, 4-step returns), `--seeds` vmapped seeds in one
+`experiments.run` (keys PRNGKey(seed)), a budget of `--steps` environment steps of which the first `--episodes`
+episodes are reported. Reported per variant:
 the paper's Table 1 metric, episodes until the 100-episode moving average of the *training* return reaches 750
 (25th / 50th / 75th percentiles over seeds, "max" where not reached within the logged episodes), how many seeds
 solved, the best 100-episode average, the mean of the last 5 greedy evaluations (the ensemble's vote, 5 episodes
@@ -24,13 +25,10 @@ import os
 import time
 from pathlib import Path
 
-import jax
 import numpy as np
 
-from uncertain_rl.loops import TrainConfig, train, run_chunked
-from uncertain_rl.base import gymnax_spec
+from uncertain_rl.experiments import Experiment, run
 from uncertain_rl.metrics import moving_average_solved_at, best_moving_average
-from uncertain_rl.registry import agent_config, make_agent, make_env
 
 # MountainCar (R3, the negative control: exploration-bound, no reward noise): the registry's mountaincar presets,
 # the paper's per-environment settings (see IV_RL_MOUNTAINCAR in nbs/81_registry.ipynb for ε and the target copy).
@@ -51,14 +49,13 @@ ROOT = Path(__file__).resolve().parent
 def run_variant(env_name: str, name: str, seeds: int, steps: int, episodes: int, eval_every: int) -> dict:
     variants, solved_score, _ = ENVS[env_name]
     agent_name, overrides = variants[name]
-    env = make_env(env_name, 0)
-    agent = make_agent(agent_name, agent_config(agent_name, env_name, **overrides), gymnax_spec(env))
-    longest = int(getattr(env, 'max_steps', None) or env.default_params.max_steps_in_episode)
-    run = train(TrainConfig(env, agent, steps, episodes, eval_every=eval_every, eval_episodes=5, eval_steps=longest))
+    exp = Experiment(agent_name, env_name, steps=steps, seeds=seeds, overrides=overrides, eval_every=eval_every,
+                     eval_episodes=5)
     start = time.perf_counter()
-    res = run_chunked(run, jax.vmap(jax.random.PRNGKey)(np.arange(seeds)), progress=False)
-    ret = np.asarray(res.logs['episode_return'])
-    tv = np.asarray(res.logs['target_var']) if 'target_var' in res.logs else None
+    res = run(exp)
+    logs = {k: v[:, :episodes] for k, v in res.logs.items()}                    # the first `episodes` episodes
+    ret = logs['episode_return']
+    tv = logs['target_var'] if 'target_var' in logs else None
     return dict(agent=agent_name, overrides=overrides, seeds=seeds, steps=steps, episodes=episodes,
                 seconds=time.perf_counter() - start, returns=np.where(np.isnan(ret), None, ret).tolist(),
                 solved_at=moving_average_solved_at(ret, solved_score).tolist(),

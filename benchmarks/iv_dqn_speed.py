@@ -6,8 +6,9 @@ bsuite's agent gets the IV-RL authors' bsuite settings (5 members, masks at 0.5,
 and is timed over `--bsuite-steps` steps after a warm-up that compiles and starts learning. It is plain Bootstrapped
 DQN (one-step targets, one mean head): IV-DQN does strictly more per learning step (2A outputs, the Eq. 14 mixture
 over members, the ξ bisection per member, 4-step windows), so the ratio understates ours on equal work; our own
-Bootstrapped DQN with the same settings is printed beside it. Ours: compiled ahead of time, timed over `--steps`
-steps, 1 seed and `--seeds` vmapped seeds (aggregate steps/s).
+Bootstrapped DQN with the same settings is printed beside it. Ours: through `experiments.run`, the whole training one
+compiled chunk on one device (no evaluations), timed over `--steps` steps (`RunResult.run_seconds`; compile seconds
+apart), 1 seed and `--seeds` vmapped seeds (aggregate steps/s).
 
     pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku
     python benchmarks/iv_dqn_speed.py [--steps 20000] [--bsuite-steps 4000] [--seeds 4]
@@ -18,11 +19,6 @@ import time
 import jax
 
 from boot_dqn_speed import compiled_rate
-
-from uncertain_rl.envs.cartpole import Cartpole
-from uncertain_rl.loops import TrainConfig, train
-from uncertain_rl.base import gymnax_spec
-from uncertain_rl.registry import agent_config, make_agent
 
 
 def bsuite_steps_per_second(steps: int, warmup: int = 1000) -> float:
@@ -62,9 +58,7 @@ def bsuite_steps_per_second(steps: int, warmup: int = 1000) -> float:
 
 def ours(agent_name: str, seeds: int, steps: int) -> tuple[float, float]:
     "(aggregate steps per second, compile seconds) of a registered agent with its cartpole_noise preset."
-    env = Cartpole(noise_scale=1.)
-    agent = make_agent(agent_name, agent_config(agent_name, 'cartpole_noise', batch_size=128), gymnax_spec(env))
-    return compiled_rate(train(TrainConfig(env, agent, steps, steps // 10)), seeds, steps)
+    return compiled_rate(agent_name, 'cartpole_noise', seeds, steps, steps=steps, overrides=dict(batch_size=128))
 
 
 def main():

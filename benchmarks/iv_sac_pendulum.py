@@ -1,12 +1,12 @@
-"""R4, our small-scale Pendulum target for the IV-RL paper: SAC, ensemble SAC and IV-SAC on gymnax's Pendulum-v1 and on its
+"""Our small-scale Pendulum target for the IV-RL paper (its continuous-control experiments, scaled to a CPU): SAC, ensemble SAC and IV-SAC on gymnax's Pendulum-v1 and on its
 reward-noise variant (N(0, 1) added to every reward), 20,000 environment steps, greedy evaluations every 1,000.
 
     python benchmarks/iv_sac_pendulum.py --seeds 3              # about 25 minutes on 2 CPU cores
     python benchmarks/iv_sac_pendulum.py --plot-only            # table and figure from the saved runs
     python benchmarks/iv_sac_pendulum.py --seeds 2 --first-seed 3 --envs pendulum_noise   # two more seeds, added
 
-Every (agent, environment) pair is one compiled run with all seeds vmapped (`run_chunked`), the registry's defaults
-(the R4 settings: batch 256, N = 5, p_m = 1, lambda_UCB = 1, rho_MEBS = 0.9, lambda = 5; 2 x 64 networks,
+Every (agent, environment) pair is one compiled run with all seeds vmapped (`experiments.run`), the registry's defaults
+(our settings: batch 256, N = 5, p_m = 1, lambda_UCB = 1, rho_MEBS = 0.9, lambda = 5; 2 x 64 networks,
 Adam 1e-3, learning from 1,000 steps). Seeds are 0 .. seeds-1 (`jax.random.PRNGKey(seed)`).
 
 Metrics, per seed, then mean and standard error over seeds:
@@ -15,7 +15,7 @@ Metrics, per seed, then mean and standard error over seeds:
   N(0, 200) per episode;
 - AUC: the area under the greedy-evaluation curve, as the mean greedy return over the 20 evaluations (steps
   1,000 .. 20,000), so it is on the return's scale.
-Soft checks (R4): every ensemble method's final greedy return >= -250; IV-SAC's AUC >= ensemble SAC's on
+Soft checks: every ensemble method's final greedy return >= -250; IV-SAC's AUC >= ensemble SAC's on
 `pendulum_noise`. Writes `runs.npz` files and `summary.md` to `--out`, the figure to `nbs/figures/iv_sac_pendulum.png`.
 """
 import argparse, json, os, platform, time
@@ -25,9 +25,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from uncertain_rl.loops import TrainConfig, greedy_returns, run_chunked, train
 from uncertain_rl.base import gymnax_spec
-from uncertain_rl.registry import agent_config, make_agent, make_env
+from uncertain_rl.experiments import Experiment, run
+from uncertain_rl.loops import greedy_returns
+from uncertain_rl.registry import make_agent, make_env
 
 AGENTS = ('sac', 'ensemble_sac', 'iv_sac')
 ENVS = ('pendulum', 'pendulum_noise')
@@ -37,19 +38,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_pair(agent_name, env_name, seeds, steps, eval_every, first_seed=0):
     "All seeds of one agent on one environment: evaluations, logs of a few diagnostics, clean final returns, timings."
-    env = make_env(env_name, 1)
-    agent = make_agent(agent_name, agent_config(agent_name, env_name), gymnax_spec(env))
-    run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=steps // 200, eval_every=eval_every,
-                            eval_episodes=5, eval_steps=200))
+    res = run(Experiment(agent_name, env_name, steps=steps, seeds=seeds, first_seed=first_seed, eval_every=eval_every,
+                         eval_episodes=5, num_chunks=steps // eval_every))
+    agent = make_agent(agent_name, res.config, gymnax_spec(make_env(env_name, 1)))   # the trained agent's functions
     keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(first_seed, first_seed + seeds))
-    res = run_chunked(run, keys, num_chunks=steps // eval_every, progress=False)
     clean_env = make_env('pendulum', 1)
     clean = jax.jit(jax.vmap(lambda s, k: greedy_returns(clean_env, agent, s, k, 20, 200)))(
         res.agent_state, jax.vmap(lambda k: jax.random.fold_in(k, 7))(keys))
     out = dict(step=np.asarray(res.evals['step'][0]), greedy=np.asarray(res.evals['greedy_return']),
                clean_final=np.asarray(clean).mean(1), compile_seconds=res.compile_seconds, run_seconds=res.run_seconds)
     for k in ('episode_return', 'target_var', 'ebs', 'alpha', 'entropy'):
-        if k in res.logs: out[k] = np.asarray(res.logs[k])
+        if k in res.logs: out[k] = res.logs[k][:, :steps // 200]                  # Pendulum's episodes: 200 steps
     return out
 
 
@@ -148,7 +147,7 @@ def main():
     print(text)
     meta = dict(jax=jax.__version__, machine=platform.machine(), cpus=os.cpu_count(), steps=args.steps,
                 eval_every=args.eval_every)
-    (out / 'summary.md').write_text(f"# IV-SAC on Pendulum (R4)\n\n{text}\n\n```\n{json.dumps(meta)}\n```\n")
+    (out / 'summary.md').write_text(f"# IV-SAC on Pendulum\n\n{text}\n\n```\n{json.dumps(meta)}\n```\n")
     plot(runs, args.figure)
 
 

@@ -1,8 +1,10 @@
 """PE-DQN on Deep Sea (R4, R5 of the PE-DQN notebook): PE-DQN, β = 0, its ablations and Bootstrapped DQN.
 
-Every agent runs on the same maps (mapping seed 42) and seeds. Each (agent, size) is one compiled call with the seeds
-(and, for PE-DQN, the β values) vmapped, stopped once every run has solved. "Solved" is bsuite's rule (the fraction
-of bad episodes falls below 0.9); "beats dithering" is bsuite's criterion (solved before episode 2^N + 100).
+Every agent runs on the same maps (mapping seed 42) and seeds. Each (agent, size) is one `experiments.sweep` (one
+compiled `run` with the seeds, keys `split(PRNGKey(0), seeds)`, and the swept values vmapped; no evaluations or
+snapshots; PE-DQN's β decays over a third of the budget), stopped once every run has solved. "Solved" is bsuite's
+rule (the fraction of bad episodes falls below 0.9); "beats dithering" is bsuite's criterion (solved before episode
+2^N + 100).
 
     python benchmarks/pe_dqn_deep_sea.py --sizes 8 10 12 14 --seeds 5 --episodes 2000          # the issue's R4
     python benchmarks/pe_dqn_deep_sea.py --sizes 12 14 --agents ind c51c51 qrqr --seeds 5       # R5, the ablations
@@ -16,29 +18,28 @@ from pathlib import Path
 
 import numpy as np
 
-from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
-from uncertain_rl.agents.pe_dqn import make_pe_dqn, pe_dqn_config, pe_dqn_for_budget
-from uncertain_rl.envs.deep_sea import DeepSea
-from uncertain_rl.experiments import sweep
+from uncertain_rl.agents.boot_dqn import BootDQNConfig
+from uncertain_rl.agents.pe_dqn import pe_dqn_config
+from uncertain_rl.experiments import Experiment, split_keys, sweep
 from uncertain_rl.metrics import sweep_solved_at, beats_dithering, first_treasure_episode
 
-# label -> (constructor, config factory, swept settings)
-AGENTS = {'pe_dqn': (make_pe_dqn, pe_dqn_config, {'beta': [5.]}),
-          'beta0': (make_pe_dqn, pe_dqn_config, {'beta': [0.], 'beta_final': [0.]}),
-          'ind': (make_pe_dqn, lambda: pe_dqn_config(ablation='ind'), {'beta': [5.]}),
-          'c51c51': (make_pe_dqn, lambda: pe_dqn_config(ablation='c51c51'), {'beta': [5.]}),
-          'qrqr': (make_pe_dqn, lambda: pe_dqn_config(ablation='qrqr'), {'beta': [5.]}),
-          'boot_dqn': (make_boot_dqn, BootDQNConfig, {'prior_scale': [5.]})}
+# label -> (config factory, swept settings)
+AGENTS = {'pe_dqn': (pe_dqn_config, {'beta': [5.]}),
+          'beta0': (pe_dqn_config, {'beta': [0.], 'beta_final': [0.]}),
+          'ind': (lambda: pe_dqn_config(ablation='ind'), {'beta': [5.]}),
+          'c51c51': (lambda: pe_dqn_config(ablation='c51c51'), {'beta': [5.]}),
+          'qrqr': (lambda: pe_dqn_config(ablation='qrqr'), {'beta': [5.]}),
+          'boot_dqn': (BootDQNConfig, {'prior_scale': [5.]})}
 LABELS = {'pe_dqn': 'PE-DQN (β 5 → 1)', 'beta0': 'PE-DQN, β = 0', 'ind': 'PE-DQN [Ind.]', 'c51c51': 'PE-DQN [C51/C51]',
           'qrqr': 'PE-DQN [QR/QR]', 'boot_dqn': 'Bootstrapped DQN (bsuite)'}
 
 
 def run(agent: str, size: int, seeds: int, episodes: int) -> dict:
-    make, config, settings = AGENTS[agent]
+    config, settings = AGENTS[agent]
     start = time.perf_counter()
-    cfg = config()
-    if make is make_pe_dqn: cfg = pe_dqn_for_budget(cfg, episodes)           # β decays over a third of the budget
-    done, res = sweep(DeepSea(size, mapping_seed=42), make, cfg, settings, seeds, episodes, size, sweep_solved_at)
+    exp = Experiment(config(), 'deep_sea', episodes=episodes, size=size, seeds=seeds, keys=split_keys(seeds),
+                     grid=settings, eval_every=0, snapshots=0, num_chunks=25)     # `run` fits β's decay to the budget
+    done, res = sweep(exp, sweep_solved_at)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return']))
     return dict(solved_at=done.reshape(-1).tolist(), first_treasure=first.tolist(),
                 episodes_run=np.asarray(res.episodes).tolist(), seconds=time.perf_counter() - start)

@@ -2,9 +2,11 @@
 
 PE-DQN updates four distributional models per environment step (QR and C51 value members, QR and C51 bonus members,
 K atoms per action each, one fused forward and backward); Bootstrapped DQN updates 20 scalar Q-networks. Episodes per
-second per seed: PE-DQN (the CPU profile, and the paper's network), our Bootstrapped DQN and bsuite's `boot_dqn`
-(bsuite's defaults for both), and ratios against bsuite's. Timings exclude compilation (reported separately);
-bsuite's agent is timed after a warm-up that compiles it and fills its replay.
+second per seed: PE-DQN (the CPU profile, now the default network everywhere: `PE_DQN_SMALL`; and the paper's
+network), our Bootstrapped DQN and bsuite's `boot_dqn` (bsuite's defaults for both), and ratios against bsuite's.
+Ours run through `experiments.run`, the whole training one compiled chunk on one device (no evaluations or
+snapshots); timings exclude compilation (reported separately); bsuite's agent is timed after a warm-up that compiles
+it and fills its replay.
 
     pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku and rlax
     python benchmarks/pe_dqn_speed.py [--episodes 100] [--bsuite-episodes 40] [--paper]
@@ -14,8 +16,8 @@ import argparse
 import jax
 
 from boot_dqn_speed import SIZE, bsuite_episodes_per_second, ours
-from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
-from uncertain_rl.agents.pe_dqn import PEDQNConfig, PE_DQN_CPU, make_pe_dqn
+from uncertain_rl.agents.boot_dqn import BootDQNConfig
+from uncertain_rl.agents.pe_dqn import PEDQNConfig, PE_DQN_SMALL
 
 
 def main():
@@ -27,14 +29,14 @@ def main():
     print(f"Deep Sea {SIZE} on {jax.devices()[0].platform} ({jax.device_count()} device), jax {jax.__version__}")
     ref = bsuite_episodes_per_second(args.bsuite_episodes)
     rows = [('bsuite boot_dqn (Haiku, K=20)', ref, None)]
-    cpu = PEDQNConfig(**PE_DQN_CPU)
-    cases = [('ours, Bootstrapped DQN (K=20), 1 seed', make_boot_dqn, BootDQNConfig(), 1),
-             ('ours, PE-DQN (CPU profile), 1 seed', make_pe_dqn, cpu, 1),
-             ('ours, PE-DQN (CPU profile), 4 seeds', make_pe_dqn, cpu, 4),
-             ('ours, PE-DQN (CPU, projected w_1), 1 seed', make_pe_dqn, cpu.replace(disagreement='projected'), 1)]
-    if args.paper: cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', make_pe_dqn, PEDQNConfig(), 1))
-    for name, make, config, seeds in cases:
-        eps, compile_s = ours(config, seeds, args.episodes, make)
+    small = PEDQNConfig(**PE_DQN_SMALL)
+    cases = [('ours, Bootstrapped DQN (K=20), 1 seed', BootDQNConfig(), 1),
+             ('ours, PE-DQN (CPU profile), 1 seed', small, 1),
+             ('ours, PE-DQN (CPU profile), 4 seeds', small, 4),
+             ('ours, PE-DQN (CPU, projected w_1), 1 seed', small.replace(disagreement='projected'), 1)]
+    if args.paper: cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', PEDQNConfig(), 1))
+    for name, config, seeds in cases:
+        eps, compile_s = ours(config, seeds, args.episodes)
         rows.append((name, eps / seeds, compile_s))
     print(f"{'agent':<46}{'episodes/s per seed':>20}{'vs bsuite':>11}{'compile s':>11}")
     for name, eps, compile_s in rows:

@@ -1,5 +1,5 @@
 """Statistic-greedy exploration with a categorical or a quantile model (Zanger et al. 2024, "Diverse Projection
-Ensembles", Section 6.1 / Fig. 3; spec `projection_ensembles.md` section 6, tutorial version).
+Ensembles", Section 6.1 / Fig. 3, scaled down from the paper's Deep Sea 50 and 30 seeds to run on a CPU).
 
     nice -n 10 python benchmarks/pe_statistic_greedy.py --size 20 --episodes 200 --seeds 10
 

@@ -1,8 +1,9 @@
 """Aggregate throughput against the number of seeds: Bootstrapped DQN (bsuite's defaults) on Deep Sea 10.
 
-Each seed count runs twice in one process: vmapped on one device, and laid over every device by `run_chunked`
-(on a CPU, one device per core: the script sets `UNCERTAIN_RL_CPU_DEVICES=cores` before JAX starts). Run time only
-(compile time excluded); the ratio is aggregate seed-episodes/s over the one-seed, one-device rate.
+Each seed count runs twice in one process through `experiments.run`: vmapped on one device, and laid over every
+device (on a CPU, one device per core: the script sets `UNCERTAIN_RL_CPU_DEVICES=cores` before JAX starts). The whole
+training is one compiled chunk without evaluations or snapshots; run time only (`RunResult.run_seconds`, compile
+time excluded); the ratio is aggregate seed-episodes/s over the one-seed, one-device rate.
 
     python benchmarks/seed_scaling.py [--episodes 200] [--seeds 1,2,4,8,16]
 """
@@ -13,18 +14,16 @@ os.environ.setdefault('UNCERTAIN_RL_CPU_DEVICES', 'cores')
 
 import jax  # noqa: E402
 
-from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn  # noqa: E402
-from uncertain_rl.envs.deep_sea import DeepSea  # noqa: E402
-from uncertain_rl.loops import TrainConfig, train, run_chunked
-from uncertain_rl.base import gymnax_spec  # noqa: E402
+from uncertain_rl.agents.boot_dqn import BootDQNConfig  # noqa: E402
+from uncertain_rl.experiments import Experiment, run, split_keys  # noqa: E402
 
 SIZE = 10
 
 
-def rate(run, seeds: int, episodes: int, devices) -> tuple[float, dict]:
-    "(seed-episodes per second of run time, layout) of `seeds` seeds on `devices`."
-    keys = jax.random.split(jax.random.PRNGKey(0), seeds)
-    res = run_chunked(run, keys, num_chunks=2, progress=False, devices=devices)
+def rate(seeds: int, episodes: int, devices) -> tuple[float, dict]:
+    "(seed-episodes per second of run time, layout) of `seeds` seeds of Bootstrapped DQN on `devices`."
+    res = run(Experiment(BootDQNConfig(), 'deep_sea', episodes=episodes, size=SIZE, seeds=seeds, keys=split_keys(seeds),
+                         eval_every=0, snapshots=0, num_chunks=1, devices=devices))
     return seeds * episodes / res.run_seconds, res.layout
 
 
@@ -35,18 +34,15 @@ def main():
     args = ap.parse_args()
     gpu = jax.default_backend() != 'cpu'
     counts = [int(s) for s in (args.seeds or ('1,2,4,8,16,32,64' if gpu else '1,2,4,8,16')).split(',')]
-    env = DeepSea(SIZE, mapping_seed=42)
-    run = train(TrainConfig(env, make_boot_dqn(BootDQNConfig(), gymnax_spec(env)), SIZE * args.episodes,
-                            args.episodes))
     devs = jax.devices()
     print(f"Deep Sea {SIZE}, Bootstrapped DQN (K=20), {args.episodes} episodes per seed; {len(devs)} "
           f"{devs[0].device_kind} device(s), {os.cpu_count()} cores, jax {jax.__version__}")
     print(f"{'seeds':>6}{'one device':>14}{'ratio':>8}{'all devices':>14}{'ratio':>8}  layout")
     one = None
     for n in counts:
-        r1, _ = rate(run, n, args.episodes, 1)
+        r1, _ = rate(n, args.episodes, 1)
         one = one or r1
-        ra, lay = rate(run, n, args.episodes, 'all')
+        ra, lay = rate(n, args.episodes, 'all')
         print(f"{n:>6}{r1:>14.1f}{r1 / one:>7.2f}x{ra:>14.1f}{ra / one:>7.2f}x  "
               f"{lay['devices']} device(s) x {lay['runs_per_device']} ({lay['padded']} padded)", flush=True)
 

@@ -1,5 +1,6 @@
-"""TDU on the binary tree MDP (spec `tdu.md` §8 T5; the paper's Appendix C): episodes to solve against depth L, one
-line per beta. One compiled, vmapped call per depth covers every (beta, seed); it stops when every run has solved.
+"""TDU on the binary tree MDP (the paper's Appendix C and Figure 4, at depths a CPU can afford): episodes to solve
+against depth L, one line per beta. One compiled, vmapped call per depth covers every (beta, seed); it stops when
+every run has solved.
 
     python benchmarks/tdu_tree.py --depths 10 30 50 100 --betas 0 0.1 1 --seeds 3
 

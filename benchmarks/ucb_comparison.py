@@ -1,5 +1,6 @@
-"""The paper's agents on the chain MDP and Deep Sea (spec `ucb_ensembles.md` §5.4, targets 1 and 2): fraction of
-seeds solved and episodes to solve against problem size, one line per agent.
+"""The paper's agents (Chen et al. 2017, "UCB Exploration via Q-Ensembles") on the chain MDP and Deep Sea, a CPU-sized
+stand-in for its Atari comparison (Section 5, Table 2): fraction of seeds solved and episodes to solve against
+problem size, one line per agent.
 
     python benchmarks/ucb_comparison.py --chain-sizes 10 20 30 --deep-sea-sizes 10 15 20 --seeds 5
 
@@ -8,8 +9,10 @@ lambda in {0, 0.1, 1}, UCB + InfoGain) x seeds as one compiled, vmapped run, and
 each for the whole episode budget. Solved: chain, the first of 100 consecutive episodes that reach s_N
 (`chain_solved_at`); Deep Sea, bsuite's rule (`solved_at`: fewer than 90% bad episodes so far). Unsolved runs count
 at the episode budget in the median. Also recorded: the first successful episode (chain: reached s_N; Deep Sea:
-found the treasure) and the fraction of the last 100 episodes that succeed. `--no-epsilon` turns epsilon-greedy off for every agent (spec §7.1: the paper
-is ambiguous; report both). Writes `results.csv`, `summary.md` and `ucb_comparison.png` to `--out`.
+found the treasure) and the fraction of the last 100 episodes that succeed. `--no-epsilon` turns epsilon-greedy
+off for every agent (the paper is ambiguous: Algorithms 1-3 never mention epsilon, but Table 1 lists its schedule
+among the hyperparameters common to all algorithms; report both). Writes `results.csv`, `summary.md` and
+`ucb_comparison.png` to `--out`.
 """
 import argparse, json, os, platform, time
 

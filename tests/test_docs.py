@@ -54,11 +54,29 @@ def test_stored_figures_appear_in_the_pages(site):
     assert re.search(r'<img[^>]+src="(_images/[^"]+\.png|data:image/png)', html), 'the in-one-picture figure is missing'
 
 
-def test_api_reference_documents_every_public_module(site):
-    html = (site / 'api.html').read_text()
+def test_api_reference_has_a_page_per_public_module(site):
+    index = (site / 'api.html').read_text()
     for mod in docs.public_modules():
-        assert f'id="module-{mod}"' in html, mod
-    assert 'id="uncertain_rl.agents.tdu.make_tdu"' in html and 'id="uncertain_rl.learning.member_losses"' in html
+        page = site / 'api' / f'{mod}.html'
+        assert page.exists() and f'id="module-{mod}"' in page.read_text(), mod
+        assert f'href="api/{mod}.html"' in index, mod
+    assert 'id="uncertain_rl.agents.tdu.make_tdu"' in (site / 'api' / 'uncertain_rl.agents.tdu.html').read_text()
+    assert 'id="uncertain_rl.experiments.run"' in (site / 'api' / 'uncertain_rl.experiments.html').read_text()
+
+
+def test_home_agents_and_architecture_pages(site):
+    home = (site / 'index.html').read_text()
+    assert re.search(r'<img[^>]+src="_images/deep_sea_uncertainty[^"]*\.png"', home), 'the home page has no figure'
+    agents = (site / 'agents.html').read_text()
+    from uncertain_rl.registry import AGENTS
+    for name in AGENTS: assert f'id="{name.replace("_", "-")}"' in agents, name
+    assert 'One preset mechanism' in (site / 'architecture.html').read_text()
+
+
+def test_import_boilerplate_is_hidden(site):
+    html = (site / '06_loops.html').read_text()
+    assert 'from jax.sharding import Mesh' not in html       # the module's import cell
+    assert 'def train(' in html                              # its code is there
 
 
 def test_readme_links_to_the_published_site():
@@ -84,11 +102,28 @@ def serve(folder: Path):
 
 def test_every_page_reads_well_in_a_real_browser(site):
     """Every page in headless Chromium: no console error, no request leaving 127.0.0.1, every image loaded, no raw TeX
-    left in the text, typeset formulas on every page whose notebook has math, no broken internal link, and a search
-    that finds pages. Screenshots of
-    the home page and of the TDU page go to `_screenshots/`."""
+    left in the text, typeset formulas on every page whose notebook has math, no element wider than its column unless
+    it scrolls inside it (wide equations, code and tables), one search box, no broken internal link, and a search that
+    finds pages. Screenshots of the home page, the TDU page, the architecture and an API page go to `_screenshots/`."""
     need_browser()
     from playwright.sync_api import sync_playwright
+    overflow = """(() => {
+      const art = document.querySelector('article') || document.querySelector('main');
+      const col = art.getBoundingClientRect(), out = [];
+      for (const el of art.querySelectorAll('*')) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.right <= col.right + 1) continue;
+        let scrolls = false;                       // inside a box that scrolls and itself fits the column
+        for (let a = el.parentElement; a && a !== art; a = a.parentElement) {
+          const ox = getComputedStyle(a).overflowX;
+          if ((ox === 'auto' || ox === 'scroll') && a.getBoundingClientRect().right <= col.right + 1) { scrolls = true; break; }
+        }
+        if (!scrolls) out.push(`${el.tagName.toLowerCase()}.${el.className} by ${Math.round(r.right - col.right)} px`);
+      }
+      return out.slice(0, 3);
+    })()"""
+    searches = ('[...document.querySelectorAll("input[type=search], .search-button-field")]'
+                '.filter(e => e.offsetParent !== null).length')
     with_math = {p.stem for p in (ROOT / 'nbs').glob('*.ipynb')
                  if any(c['cell_type'] == 'markdown' and '$' in ''.join(c['source'])
                         for c in json.loads(p.read_text())['cells'])}
@@ -97,7 +132,7 @@ def test_every_page_reads_well_in_a_real_browser(site):
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
-            page = browser.new_page(viewport={'width': 1280, 'height': 900})
+            page = browser.new_page(viewport={'width': 1280, 'height': 900}, device_scale_factor=2)   # a HiDPI screen
             current = {}
             page.on('console', lambda m: problems.append(f"{current['page']}: console {m.text}")
                     if m.type == 'error' else None)
@@ -105,9 +140,9 @@ def test_every_page_reads_well_in_a_real_browser(site):
                     if not r.url.startswith((base, 'data:', 'blob:')) else None)
             page.on('response', lambda r: problems.append(f"{current['page']}: {r.status} {r.url}")
                     if r.status >= 400 else None)
-            for html in sorted(site.glob('*.html')):
-                current['page'] = html.name
-                page.goto(f'{base}/{html.name}'); page.wait_for_load_state('networkidle')
+            for html in sorted([*site.glob('*.html'), *site.glob('api/*.html')]):
+                current['page'] = str(html.relative_to(site))
+                page.goto(f'{base}/{current["page"]}'); page.wait_for_load_state('networkidle')
                 if page.evaluate('!!window.MathJax'):
                     page.evaluate('MathJax.startup.promise')
                 broken = page.evaluate('[...document.images].filter(i => !i.complete || i.naturalWidth === 0)'
@@ -119,12 +154,14 @@ def test_every_page_reads_well_in_a_real_browser(site):
                 problems += [f'{html.name}: raw TeX {t!r} in the text' for t in TEX_LEFT if t in text]
                 if html.stem in with_math and page.locator('mjx-container').count() == 0:
                     problems.append(f'{html.name}: its notebook has math but no formula was typeset')
+                problems += [f'{html.name}: {e} over its column, not scrolling' for e in page.evaluate(overflow)]
+                if page.evaluate(searches) != 1: problems.append(f'{html.name}: {page.evaluate(searches)} search boxes')
                 for href in page.evaluate('[...document.querySelectorAll("a[href]")].map(a => a.href)'):
                     if href.startswith(base):
                         target = site / href[len(base) + 1:].split('#')[0].split('?')[0]
                         if not (target.is_file() or (target / 'index.html').is_file()):
                             problems.append(f'{html.name}: broken link {href}')
-                if html.stem in ('index', '30_tdu'):
+                if html.stem in ('index', '30_tdu', 'architecture', 'uncertain_rl.experiments'):
                     SCREENSHOTS.mkdir(exist_ok=True)
                     page.screenshot(path=str(SCREENSHOTS / f'{html.stem}.png'), full_page=False)
             current['page'] = 'search.html'                                 # the search box works offline

@@ -107,3 +107,19 @@ def test_the_checks_can_fail():
     assert ('experiments', 'run') in deps['loops'] and ('rundir', '_umask') in deps['loops']
     assert ('loops', None) in deps['experiments']
     assert layer_of('experiments') > layer_of('loops')
+
+
+def test_every_module_has_a_docstring_that_is_a_whole_sentence():
+    "Every module says what it is in a sentence (a notebook's one-line description), and parses without warnings."
+    import warnings
+    problems = []
+    for path in PACKAGE.rglob('*.py'):
+        if path.name == '_modidx.py': continue
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            try: doc = ast.get_docstring(ast.parse(path.read_text()))
+            except SyntaxWarning as e: problems.append(f'{path.name}: {e}'); continue
+            except DeprecationWarning as e: problems.append(f'{path.name}: {e}'); continue
+        if not doc or not doc.rstrip().endswith('.') or '\n' in doc.strip():
+            problems.append(f'{path.relative_to(PACKAGE)}: {doc!r}')
+    assert not problems, '\n'.join(problems)

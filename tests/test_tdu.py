@@ -1,12 +1,13 @@
-"""TDU: whole-run properties (spec `tdu.md` §9 item 17, §8 T1/T5), the ablations, the sweep as one vmapped call, and
-the command line. The function-level oracles live in `nbs/30_tdu.ipynb` and `nbs/31_agents.tdu.ipynb`.
+"""TDU: whole-run properties (the exploiters' share K/(K+N) of episodes, Deep Sea, and the binary tree of the paper's
+Appendix C), the ablations, the sweep as one vmapped call, and the command line. The function-level oracles live in
+`nbs/30_tdu.ipynb` and `nbs/31_agents.tdu.ipynb`.
 
 Learning tests (seeds: run i has key PRNGKey(i)):
 - default run: TDU's defaults (K = N = 10, λ = 3, β = 1) on Deep Sea 10 (map 42), 3 seeds, 200 episodes: every seed
   solved by bsuite's rule. Calibration (300 episodes): solved at [114, 94, 55].
-- slow: the same for 500 episodes with σ's range checked (T1); the binary tree of depth 100, where the median
-  episodes to solve fall with β (T5); and the binary tree run of the seams issue, where the greedy policy must reach
-  the goal whenever most exploiter heads do."""
+- slow: the same for 500 episodes with σ's range checked; the binary tree of depth 100, where the median
+  episodes to solve fall with β (Appendix C, Figure 4); and the binary tree run of the seams issue, where the greedy
+  policy must reach the goal whenever most exploiter heads do."""
 import json
 
 import jax
@@ -35,7 +36,8 @@ def _logs(env, cfg, steps, episodes, key=3):
 
 
 def test_exploiters_act_in_a_fraction_k_over_k_plus_n_of_episodes():
-    """Item 17: 2,000 one-step episodes; the exploiter fraction is within 4.5 binomial SE of K/(K+N) = 3/5."""
+    """The head is drawn uniformly per episode (Section 4): 2,000 one-step episodes; the exploiter fraction is within
+    4.5 binomial SE of K/(K+N) = 3/5."""
     _, logs = _logs(DeepSea(1), TDUConfig(**TINY), 2000, 2000)
     frac = 1 - np.asarray(logs['explorer']).mean()
     assert abs(frac - 0.6) < 4.5 * np.sqrt(0.6 * 0.4 / 2000), frac
@@ -92,7 +94,7 @@ def test_tdu_solves_deep_sea_10_quickly():
 
 @pytest.mark.slow
 def test_tdu_solves_deep_sea_10_in_every_seed():
-    """T1: default TDU (K = N = 10, λ = 3, β = 1) on deterministic Deep Sea 10 (map seed 42), 3 vmapped seeds,
+    """Default TDU (K = N = 10, λ = 3, β = 1) on deterministic Deep Sea 10 (map seed 42), 3 vmapped seeds,
     500 episodes: every seed meets bsuite's criterion before 2^10 + 100 episodes (calibration: 55 to 114), and σ is
     finite and non-negative in every episode."""
     res, _, _ = train_registry('tdu', 'deep_sea', 10, episodes=500, seeds=3)
@@ -104,8 +106,9 @@ def test_tdu_solves_deep_sea_10_in_every_seed():
 
 @pytest.mark.slow
 def test_tree_depth_100_beta_orders_episodes_to_solve():
-    """T5 (spec §8, the paper's App. C): binary tree L = 100, λ = 0, K = N = 10, 3 seeds per β, all vmapped. The median
-    number of episodes to solve is ordered β = 1 < β = 0.1 < β = 0 (calibration: ≈220 / 350 / 520)."""
+    """The paper's App. C claim, performance largely monotone in β, at a CPU's scale: binary tree L = 100,
+    λ = 0, K = N = 10, 3 seeds per β, all vmapped. The median number of episodes to solve is ordered
+    β = 1 < β = 0.1 < β = 0 (calibration: ≈220 / 350 / 520)."""
     solved, _ = tree_experiment(100, [1., 0.1, 0.], seeds=3, episodes=1000)
     med = np.median(np.where(solved > 0, solved, 1000), axis=1)
     assert med[0] < med[1] < med[2], solved

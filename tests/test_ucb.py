@@ -1,5 +1,5 @@
-"""UCB exploration, Ensemble Voting and InfoGain with Q-ensembles (spec `ucb_ensembles.md`): learning tests, the
-environments of the comparison through the training loop, and the command line.
+"""UCB exploration, Ensemble Voting and InfoGain with Q-ensembles (Chen, Sidor, Abbeel and Schulman, 2017): learning
+tests, the environments of the comparison through the training loop, and the command line.
 
 Learning tests (thresholds and their calibration in each test):
 - default run: chain N = 10 (300 episodes, seeds PRNGKey(0..2)): UCB (λ = 0.1) solves it in at least 2 of 3 seeds.
@@ -21,7 +21,8 @@ from uncertain_rl.metrics import first_treasure_episode, chain_solved_at, best_m
 
 @pytest.mark.slow
 def test_ucb_finds_the_deep_sea_10_treasure_more_often_than_ddqn():
-    """Spec §5.4 target 2, 10 seeds, 500 episodes. Calibration (this exact run, after the parity fixes), first
+    """The paper's claim that UCB explores better than ε-greedy Double DQN (Section 5, Table 2), on Deep Sea 10
+    instead of Atari: 10 seeds, 500 episodes. Calibration (this exact run, after the parity fixes), first
     treasure episode per seed: DDQN [-, -, -, 52, 45, -, 58, -, 60, -] (4 of 10, all while ε is still high),
     UCB λ = 0.1 [44, -, 81, -, -, 44, 89, 85, -, 49] (6 of 10), λ = 1 [44, -, 66, -, 115, 44, 90, 62, 70, 49]
     (8 of 10). UCB with λ = 1 finds it in at least 7 of 10 seeds and in more seeds than DDQN. (8 of 10 against 4 of
@@ -35,11 +36,11 @@ def test_ucb_finds_the_deep_sea_10_treasure_more_often_than_ddqn():
 
 @pytest.mark.slow
 def test_ucb_learns_cartpole():
-    """Spec §5.4 target 3, a sanity check of the learning machinery, with the CartPole overrides every agent gets
-    (target synced every 500 updates, 100k replay); with the small-problem default of 4 updates the Q-values diverge
-    and every seed stays at ~12, which this test exists to catch. Threshold: a best 100-episode training mean of at
-    least 150 in at least 2 of 3 seeds. Calibration (after the parity fixes): [429, 195, 187]; before them
-    [270, 325, 158]."""
+    """CartPole-v1, a sanity check of the learning machinery (no claim of the paper), with the CartPole overrides
+    every agent gets (target synced every 500 updates, 100k replay); with the small-problem default of 4 updates the
+    Q-values diverge and every seed stays at ~12, which this test exists to catch. Threshold: a best 100-episode
+    training mean of at least 150 in at least 2 of 3 seeds. Calibration (after the parity fixes): [429, 195, 187];
+    before them [270, 325, 158]."""
     res, _, _ = train_registry('ucb', 'cartpole', steps=100_000, seeds=3)
     best = best_moving_average(res.logs['episode_return'])
     assert (best >= 150).sum() >= 2, best
@@ -60,8 +61,9 @@ def test_mountaincar_and_cartpole_run_through_the_loop():
 
 
 def test_chain_solved_by_ucb_in_ci():
-    """Spec §5.4 target 1 at N = 10, CI-sized: UCB (λ = 0.1) solves the chain (100 consecutive episodes that reach
-    s_N) within 300 episodes in at least 2 of 3 seeds. Calibration (this exact run): solved at [-, 111, 87]."""
+    """The chain MDP of Osband et al. (2016), where UCB should explore deeper than ε-greedy (Section 5's claim in
+    miniature), at N = 10, CI-sized: UCB (λ = 0.1) solves the chain (100 consecutive episodes that reach s_N) within
+    300 episodes in at least 2 of 3 seeds. Calibration (this exact run): solved at [-, 111, 87]."""
     res, _, _ = train_registry('ucb', 'chain', 10, episodes=300, seeds=3)
     solved = chain_solved_at(res.logs['episode_return'])
     assert (solved > 0).sum() >= 2, solved

@@ -3,6 +3,7 @@
 switch the quantity, check that the picture changes each time and that no error appears on the page or in the
 console, and save screenshots to `_screenshots/`."""
 import re
+import sys
 import subprocess
 import tempfile
 import time
@@ -126,3 +127,72 @@ def test_train_then_viewer_html(tmp_path):
         page.screenshot(path=str(SCREENSHOTS / 'viewer_html.png'), full_page=True)
         browser.close()
     assert not problems, problems
+
+
+def test_the_page_files_are_what_they_say():
+    """The viewer's page is package data, checked as what it is: the script parses (`node --check`, where Node.js is
+    installed), the HTML's elements are balanced and hold the marks the renderer fills in, and the CSS's braces match."""
+    import shutil
+    from html.parser import HTMLParser
+    from uncertain_rl.app.viewer import STATIC
+    js, css, html = (Path(str(STATIC / f'viewer.{ext}')) for ext in ('js', 'css', 'html'))
+    if shutil.which('node'):
+        r = subprocess.run(['node', '--check', str(js)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    else: print('node not found: the script was not parsed')
+    void = {'meta', 'link', 'input', 'br', 'img', 'hr'}
+    stack, problems = [], []
+
+    class Check(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag not in void: stack.append(tag)
+        def handle_endtag(self, tag):
+            if not stack or stack.pop() != tag: problems.append(f'unbalanced </{tag}> at line {self.getpos()[0]}')
+    Check().feed(html.read_text())
+    assert not problems and not stack, (problems, stack)
+    text = html.read_text()
+    for mark in ('/*UNCERTAIN_RL_TITLE*/', '/*UNCERTAIN_RL_CSS*/', '/*UNCERTAIN_RL_DATA*/', '/*UNCERTAIN_RL_JS*/'):
+        assert text.count(mark) == 1, mark
+    style = css.read_text()
+    assert style.count('{') == style.count('}') > 10
+
+
+def test_viewing_a_committed_example_leaves_the_checkout_clean(tmp_path):
+    "`uncertain-rl view examples/runs/...` writes its page beside the run, and git does not see it."
+    if not (ROOT / '.git').exists(): import pytest; pytest.skip('not a git checkout')
+    for run in EXAMPLES:
+        r = cli('view', run)
+        assert r.returncode == 0, r.stderr
+    status = subprocess.run(['git', 'status', '--porcelain', '--', 'examples'], cwd=ROOT, capture_output=True, text=True)
+    assert status.stdout == '', status.stdout
+
+
+def test_view_and_app_answer_a_bad_directory_in_one_line(tmp_path):
+    for args in (['view', str(ROOT / 'README.md')], ['view', str(tmp_path)], ['app', str(ROOT / 'README.md'), '--no-browser']):
+        r = cli(*args)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'Traceback' not in r.stderr, (args, r.stderr)
+        assert 'is not a run directory' in r.stderr or 'no summary.json' in r.stderr, r.stderr
+
+
+def test_app_stops_voila_and_its_kernels_on_sigterm():
+    """`uncertain-rl app` serves the app; a page request starts a kernel (Jupyter starts kernels in sessions of their
+    own); SIGTERM to the command stops Voila and the kernel, leaving no process behind."""
+    import signal
+    import urllib.request
+    need_browser('voila', 'psutil')
+    import psutil
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, '-m', 'uncertain_rl', 'app', *EXAMPLES, '--port', str(port), '--no-browser'],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for_port(port, seconds=60)
+        with urllib.request.urlopen(f'http://127.0.0.1:{port}/', timeout=180) as page: page.read()
+        children = psutil.Process(proc.pid).children(recursive=True)
+        names = [' '.join(c.cmdline()) for c in children]
+        assert any('voila' in n for n in names) and any('ipykernel' in n for n in names), names
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        gone, alive = psutil.wait_procs(children, timeout=30)
+        assert not alive, [' '.join(p.cmdline()) for p in alive]
+    finally:
+        if proc.poll() is None: proc.kill()

@@ -1,14 +1,18 @@
-"""Build the documentation site into `_docs/` (nbdev's `doc_path`) from the notebooks, without Quarto and without
-re-running them: Sphinx with `myst-nb` reads the stored outputs, the book theme lays the pages out, MathJax is served
-from the site itself (no network), and Sphinx's own search index makes it searchable offline.
+"""Build the documentation site into `_docs/` (nbdev's `doc_path`) from `docs/` and the notebooks, without Quarto
+and without re-running them: Sphinx with `myst-nb` reads the stored outputs, the book theme lays the pages out,
+MathJax is served from the site itself (no network), and Sphinx's own search index makes it searchable offline.
 
     python tools/docs.py            # build _docs/ (warnings are errors)
     python -m http.server -d _docs  # then open http://127.0.0.1:8000
 
-The home page is README.md; then one page per notebook in the order of the concepts; then an API reference generated
-from the docstrings of every public name (each module's `__all__`).
+`docs/` holds the site's own sources: the Sphinx configuration, pages written by hand (the architecture, the API's
+introduction) and static files (CSS, favicon). This script copies them into a build folder (`_docs_src/`) beside
+what is derived: the home page (README.md, its links pointed at the site's pages, then the table of contents), one
+page per notebook in reading order (the methods' sections come from the agents' declarations), a page listing the
+registered agents, and one API page per public module.
 """
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NBS, OUT, SRC = ROOT / 'nbs', ROOT / '_docs', ROOT / '_docs_src'
+NBS, DOCS, OUT, SRC = ROOT / 'nbs', ROOT / 'docs', ROOT / '_docs', ROOT / '_docs_src'
 
 FOUNDATIONS = {   # caption -> notebooks, in reading order; the methods' sections come from the agents' declarations
     'Building blocks': ['00_checks', '01_base', '02_ensembles', '03_replay', '04_learning', '05_acting', '06_loops',
@@ -28,38 +32,15 @@ APPLICATIONS = {
     'Experiments': ['80_metrics', '81_registry', '82_rundir', '83_experiments'],
     'The viewer and the command line': ['90_app.viewer', '91_app.cli', '92_app.main', '98_api'],
 }
+REFERENCE = ['architecture', 'agents', 'api']          # pages of docs/ (architecture, api) and derived (agents)
+PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'   # its offline viewer page is the site's static preview
 
 
 def sections() -> dict:
-    "Every section of the site: the foundations, one per method (derived from the registry), the experiments, the app."
+    "Every section of the site: the foundations, one per method (from the registry), the experiments, the app."
     from uncertain_rl.registry import docs_sections
-    return {**FOUNDATIONS, **{s.caption: list(s.notebooks) for s in docs_sections()}, **APPLICATIONS}
-
-
-PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'   # its offline viewer page is the site's static preview
-
-CONF = '''
-project = "uncertain_rl"
-author = "uncertain_rl developers"
-extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx-mathjax-offline"]
-nb_execution_mode = "off"                   # the notebooks are committed with their outputs
-myst_enable_extensions = ["dollarmath", "amsmath"]
-myst_heading_anchors = 3
-suppress_warnings = ["myst.header"]         # notebooks put their title in the first cell, sections may skip a level
-html_theme = "sphinx_book_theme"
-html_title = "uncertain_rl"
-html_theme_options = {"repository_url": "https://github.com/uncertain-rl/uncertain_rl", "use_repository_button": True,
-                      "show_toc_level": 2}
-html_context = {"default_mode": "light"}    # the theme's light/dark switch starts from light
-html_favicon = "favicon.svg"
-html_extra_path = ["_extra"]                # viewer_preview.html, the offline Deep Sea viewer of an example run
-autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
-autodoc_typehints = "description"
-exclude_patterns = ["_build"]
-'''
-
-FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" '
-           'fill="#1f4e79"/><path d="M3 4 L8 12 L13 4" stroke="#fff" stroke-width="2" fill="none"/></svg>')
+    methods = {s.caption: [n for n in s.notebooks if (NBS / f'{n}.ipynb').exists()] for s in docs_sections()}
+    return {**FOUNDATIONS, **{k: v for k, v in methods.items() if v}, **APPLICATIONS}
 
 
 def public_modules() -> list[str]:
@@ -70,46 +51,90 @@ def public_modules() -> list[str]:
         if '__all__' not in path.read_text(): continue
         rel = path.relative_to(ROOT).with_suffix('')
         mods.append('.'.join(rel.parts[:-1] if rel.name == '__init__' else rel.parts))
-    return [m for m in mods if m != 'uncertain_rl']          # the flat API repeats the modules' names
+    return [m for m in mods if m not in ('uncertain_rl', 'uncertain_rl.__main__')]   # the flat API repeats the modules
+
+
+def _only_imports(lines: list) -> bool:
+    code = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith('#')]
+    joined = ' '.join(code)
+    return bool(code) and all(re.match(r'(import |from \S+ import |\)|[\w, ]+\)?$)', ln) for ln in code) \
+        and ('import' in joined)
 
 
 def for_readers(path: Path) -> dict:
-    "A notebook as nbdev shows it: `#| hide` and `#| default_exp` cells left out, `#| ` directive lines removed."
+    """A notebook as a reader sees it: `#| hide` and `#| default_exp` cells, and code cells that only import (with
+    no output), left out; `#| ` directive lines removed."""
     nb = json.loads(path.read_text())
     cells = []
     for cell in nb['cells']:
         lines = ''.join(cell['source']).splitlines(keepends=True)
         directives = [ln.strip() for ln in lines if ln.startswith('#|')]
-        if cell['cell_type'] == 'code' and any(d.split()[1:2] in (['hide'], ['default_exp']) for d in directives):
-            continue
-        cell['source'] = [ln for ln in lines if not ln.startswith('#|')]
+        code = [ln for ln in lines if not ln.startswith('#|')]
+        if cell['cell_type'] == 'code':
+            if any(d.split()[1:2] in (['hide'], ['default_exp']) for d in directives): continue
+            if not cell.get('outputs') and _only_imports(code): continue
+        cell['source'] = code
         cells.append(cell)
     return {**nb, 'cells': cells}
 
 
+def home_page() -> str:
+    "README.md as the site's home: links to notebooks and figures pointed at the site's pages."
+    text = (ROOT / 'README.md').read_text()
+    text = re.sub(r'\]\(nbs/([^)]+?)\.ipynb\)', r'](\1.ipynb)', text)
+    text = re.sub(r'\]\(nbs/figures/', '](figures/', text)
+    text = re.sub(r'src="nbs/figures/', 'src="figures/', text)
+    text = re.sub(r'\]\(docs/([^)]+?)\.md\)', r'](\1.md)', text)
+    return re.sub(r'\]\((?!https?:|#|figures/)([^)]+?/[^)]*)\)', rf'](https://github.com/uncertain-rl/uncertain_rl/blob/main/\1)',
+                  text)                                    # other files of the repository: on GitHub
+
+
+def agents_page() -> str:
+    "Every registered agent: description, options with their defaults, presets, signals, documentation section."
+    from uncertain_rl.registry import catalog
+    lines = ['# Agents', '', 'Every registered agent, as the registry knows it (ours, those of installed packages through '
+             'the entry-point group `uncertain_rl.agents`, and those registered at run time). '
+             '`uncertain-rl agents` prints the same.', '']
+    for a in catalog()['agents']:
+        kind = 'box actions' if a['continuous'] else 'discrete actions'
+        where = f"; runs on {', '.join(a['envs'])} only" if a['envs'] else ''
+        docs = f" Documented in *{a['docs']['caption']}*." if a['docs'] else ''
+        lines += [f"## `{a['name']}`", '', f"{a['description']} ({kind}{where}; module `{a['module']}`).{docs}", '']
+        if a['options']:
+            lines += ['| option | default | what |', '|---|---|---|']
+            lines += [f"| `--{n.replace('_', '-')}` | `{o['default']!r}` | {o['help']} |" for n, o in a['options'].items()]
+            lines.append('')
+        for p in a['presets']:
+            on = f" (by default on {', '.join(p['envs'])})" if p['envs'] else ''
+            lines.append(f"- preset `{p['name']}`{on}: {p['description']}")
+        if a['signals']: lines.append(f"- viewer signals: {', '.join(s['label'] for s in a['signals'])}")
+        lines.append('')
+    return '\n'.join(lines)
+
+
+def toctree(caption: str, names: list) -> str:
+    return f'\n```{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
+
+
 def write_sources() -> None:
-    "The Sphinx source folder: conf.py, the README as home page with the table of contents, notebooks, API pages."
+    "The Sphinx source folder: docs/, the home page with the table of contents, notebooks, agents and API pages."
     if SRC.exists(): shutil.rmtree(SRC)
-    SRC.mkdir()
-    (SRC / 'conf.py').write_text(CONF)
-    (SRC / 'favicon.svg').write_text(FAVICON)
+    shutil.copytree(DOCS, SRC)
     shutil.copytree(NBS / 'figures', SRC / 'figures')
-    (SRC / '_extra').mkdir()
+    (SRC / '_extra').mkdir(exist_ok=True)
     from uncertain_rl.app.viewer import write_viewer_html
     write_viewer_html(PREVIEW_RUN, SRC / '_extra' / 'viewer_preview.html')
     listed = [n for names in sections().values() for n in names]
     missing = sorted({p.stem for p in NBS.glob('*.ipynb')} - set(listed) - {'index'})
-    if missing: sys.exit(f'notebooks in no section of the site (tools/docs.py, or an agent\'s DocsSection): {", ".join(missing)}')
+    if missing: sys.exit(f"notebooks in no section of the site (tools/docs.py, or an agent's DocsSection): {', '.join(missing)}")
     for name in listed: (SRC / f'{name}.ipynb').write_text(json.dumps(for_readers(NBS / f'{name}.ipynb')))
-    toc = ''.join(f'\n```{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
-                  for caption, names in sections().items())
-    toc += '\n```{toctree}\n:caption: Reference\n:maxdepth: 1\n\napi\n```\n'
-    readme = (ROOT / 'README.md').read_text()
-    (SRC / 'index.md').write_text(readme + '\n' + toc)
-    api = ['# API reference', '', 'Every public name of the package, from its docstring, module by module.', '']
+    toc = ''.join(toctree(caption, names) for caption, names in sections().items()) + toctree('Reference', REFERENCE)
+    (SRC / 'index.md').write_text(home_page() + '\n' + toc)
+    (SRC / 'agents.md').write_text(agents_page())
+    (SRC / 'api').mkdir(exist_ok=True)
     for mod in public_modules():
-        api += [f'## `{mod}`', '', '```{eval-rst}', f'.. automodule:: {mod}', '```', '']
-    (SRC / 'api.md').write_text('\n'.join(api))
+        (SRC / 'api' / f'{mod}.md').write_text(f'# `{mod}`\n\n```{{eval-rst}}\n.. automodule:: {mod}\n```\n')
+    (SRC / 'api.md').write_text((DOCS / 'api.md').read_text() + toctree('Modules', [f'api/{m}' for m in public_modules()]))
 
 
 def build() -> float:

@@ -248,8 +248,9 @@ def as_mctx(root: EpistemicRootFnOutput, recurrent_fn: Callable):
 
 
 def two_armed_model(var_b: float = 1., discount: float = .9) -> dict:
-    """R1's two-armed tree: from the root (state 0) action 0 leads to the known arm A (state 1), action 1 to arm B
-    (state 2), whose every state has `Var[V] = var_b`; rewards and values 0, uniform priors, both arms absorbing."""
+    """The two-armed tree of the figure at the top: from the root (state 0) action 0 leads to the known arm A
+    (state 1), action 1 to arm B (state 2), whose every state has `Var[V] = var_b`; rewards and values 0, uniform
+    priors, both arms absorbing."""
     z = jnp.zeros((3, 2))
     return dict(next_state=jnp.array([[1, 2], [1, 1], [2, 2]]), reward=z, discount=z + discount, prior_logits=z,
                 value=jnp.zeros(3), reward_var=z, value_var=jnp.array([0., 0., var_b]))

@@ -132,8 +132,8 @@ def snapshot_period(count: int, steps: int, episode_length: int) -> int:
 
 
 def make_environment(exp: Experiment) -> tuple:
-    "(environment, its registry entry or None) of the experiment."
-    if exp.env_name is None: return exp.env, None
+    "(environment, its registry entry or None) of the experiment; a bsuite id stays a name (the bridge loads it)."
+    if exp.env_name is None or exp.env_name.startswith('bsuite:'): return exp.env, None
     return registry.make_env(exp.env_name, exp.size, exp.mapping_seed), registry.env_entry(exp.env_name)
 
 

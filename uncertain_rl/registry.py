@@ -108,7 +108,7 @@ AGENTS_PACKAGE = 'uncertain_rl.agents'
 
 
 def module_entries(module) -> tuple:
-    "The `AgentEntry`s a module, an entry or a tuple of entries declares."
+    "The entries (`AgentEntry`) that a module, an entry or a tuple of entries declares."
     found = getattr(module, 'ENTRIES', module)
     found = (found,) if isinstance(found, AgentEntry) else tuple(found)
     for e in found:

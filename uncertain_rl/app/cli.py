@@ -169,8 +169,11 @@ def to_experiment(args):
     from uncertain_rl.experiments import Experiment
     devices = args.devices or 'all'
     if devices != 'all':
+        from uncertain_rl.loops import select_devices
         try: devices = int(devices)
         except ValueError: raise UsageError(f"--devices must be 'all' or a count, got {args.devices!r}")
+        try: select_devices(devices)
+        except ValueError as e: raise UsageError(f"--devices: {e}") from None
     episodes = 500 if args.episodes is None and args.steps is None else args.episodes
     return Experiment(args.agent, args.env, episodes=episodes, steps=args.steps, seeds=args.seeds, first_seed=args.seed,
                       size=args.size, mapping_seed=args.mapping_seed, preset=args.preset,
