@@ -6,7 +6,7 @@ and in the docs.
     python tools/run_notebooks.py --slow           # also run the cells flagged `#| slow`
 
 Cells flagged `#| slow` (nbdev's `tst_flags`, skipped by `nbdev_test`) keep the outputs of their last run unless
-`--slow` is given. Outputs are kept small: figures as 1x PNG at 80 dpi, no stderr streams (progress bars, warnings),
+`--slow` is given. Outputs are kept small: figures at 80 dpi as 2x PNG (retina: sharp on a high-density screen), no stderr streams (progress bars, warnings),
 long text cut to its last lines. A notebook that raises is not written, and the command exits 1. Afterwards
 `nbdev_clean` strips volatile metadata (execution counts, cell metadata) and keeps the outputs.
 """
@@ -43,7 +43,7 @@ def run_notebook(path: Path, slow: bool = False) -> str | None:
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
     nb = read_nb(path)
-    shell = CaptureShell(path.parent, mpl_format='png')
+    shell = CaptureShell(path.parent, mpl_format='retina')       # 2x PNG, shown at 1x size: sharp on HiDPI screens
     shell.run(SETUP)
     for cell in nb.cells:
         if cell.cell_type != 'code': continue

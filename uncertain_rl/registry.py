@@ -229,8 +229,9 @@ def build_catalog() -> dict:
     return dict(agents=[describe_agent(e) for e in builtin_entries()], loop_signals=[asdict(s) for s in LOOP_SIGNALS])
 
 
-def write_catalog(path=CATALOG_FILE) -> Path:
-    "Write `build_catalog()` to `path` (the package's `catalog.json`)."
+def write_catalog(path=None) -> Path:
+    "Write `build_catalog()` to `path` (default: the package's `catalog.json`)."
+    path = CATALOG_FILE if path is None else path
     Path(path).write_text(json.dumps(build_catalog(), indent=1, ensure_ascii=False, allow_nan=False) + '\n')
     return Path(path)
 
