@@ -71,8 +71,9 @@ def test_the_command_line_trains_it_and_the_viewer_shows_its_signal(site, tmp_pa
 
 
 def test_the_docs_and_the_golden_tool_pick_it_up(site, tmp_path):
-    r = python(site, '-c', 'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources(); '
-                           'print(open(docs.SRC / "agents.md").read())')
+    src = tmp_path / 'docs_src'
+    r = python(site, '-c', f'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources({str(src)!r}); '
+                           f'print(open({str(src / "agents.md")!r}).read())')
     assert r.returncode == 0, r.stderr
     assert '`toy`' in r.stdout and 'a toy: DQN with a signal of its own' in r.stdout and 'Toy agents' in r.stdout
     r = python(site, 'tools/golden.py', 'list')

@@ -36,6 +36,29 @@ def _obs(cell): return deep_sea_observation(jnp.int32(cell // N), jnp.int32(cell
 SIGNAL_AGENTS = ('dqn', 'boot_dqn', 'tdu', 'ucb_infogain')
 
 
+def test_every_agent_records_the_signals_it_declares():
+    """What the viewer is told (the loop's signals and the agent's declared `Signal`s) is what each agent's
+    `cell_signals` records, with the declared shape: `[C, A]` per action, `[C]` per cell, `[C, K, A]` per member.
+    Shapes only (`jax.eval_shape`): nothing compiles."""
+    from uncertain_rl.registry import make_agent, runs_on
+    from uncertain_rl.envs.deep_sea import DeepSea
+    from uncertain_rl.loops import LOOP_SIGNALS
+    env = DeepSea(5)
+    cells, C = env.cells(env.default_params), 25
+    for name, entry in AGENTS.items():
+        if not runs_on(name, 'deep_sea'): continue
+        agent = make_agent(name, agent_config(name, 'deep_sea'), gymnax_spec(env))
+        obs = env.reset(jax.random.PRNGKey(0), env.default_params)[0]
+        state = jax.eval_shape(lambda k: agent.init(k, obs, agent.hparams), jax.random.PRNGKey(0))
+        recorded = jax.eval_shape(agent.cell_signals, state, cells)
+        declared = {s.name: s for s in entry.signals}
+        assert set(recorded) == set(declared), (name, sorted(recorded), sorted(declared))
+        for key, signal in declared.items():
+            shape = recorded[key].shape
+            assert shape[0] == C and len(shape) == 1 + signal.per_action + signal.member, (name, key, shape)
+    assert {s.name for s in LOOP_SIGNALS} == {'visits', 'greedy'}
+
+
 def test_every_registry_agent_has_cell_signals():
     from uncertain_rl.registry import make_agent, runs_on
     from uncertain_rl.envs.deep_sea import DeepSea

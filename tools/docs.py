@@ -116,8 +116,9 @@ def toctree(caption: str, names: list) -> str:
     return f'\n```{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
 
 
-def write_sources() -> None:
-    "The Sphinx source folder: docs/, the home page with the table of contents, notebooks, agents and API pages."
+def write_sources(src: Path = SRC) -> None:
+    "The Sphinx source folder `src`: docs/, the home page with the table of contents, notebooks, agents and API pages."
+    SRC = Path(src)
     if SRC.exists(): shutil.rmtree(SRC)
     shutil.copytree(DOCS, SRC)
     shutil.copytree(NBS / 'figures', SRC / 'figures')

@@ -26,6 +26,11 @@ def is_slow(cell) -> bool:
     return cell.cell_type == 'code' and any(line.strip() == '#| slow' for line in cell.source.splitlines())
 
 
+def is_not_run(cell) -> bool:
+    "A code cell flagged `#| eval: false` (as `nbdev_test`, we never run it)."
+    return cell.cell_type == 'code' and any(line.replace(' ', '') == '#|eval:false' for line in cell.source.splitlines())
+
+
 def trim(outputs: list) -> list:
     "Drop stderr streams; keep the last `MAX_TEXT_LINES` lines of long text."
     kept = []
@@ -48,6 +53,7 @@ def run_notebook(path: Path, slow: bool = False) -> str | None:
     for cell in nb.cells:
         if cell.cell_type != 'code': continue
         if is_slow(cell) and not slow: continue                  # keeps the outputs of its last run
+        if is_not_run(cell): continue
         cell['outputs'] = []                                     # a cell that no longer prints keeps no stale output
         shell.cell(cell)
         if shell.exc: return f'{path.name}: {type(shell.exc).__name__}: {shell.exc}'

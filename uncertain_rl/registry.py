@@ -169,6 +169,7 @@ class AgentRegistry(Mapping):
             return self._loaded[name]
         return self.extra()[name]
 
+    def __contains__(self, name) -> bool: return name in self.builtin_modules() or name in self.extra()   # no import
     def __iter__(self): return iter([*self.builtin_modules(), *self.extra()])
     def __len__(self) -> int: return len(self.builtin_modules()) + len(self.extra())
 

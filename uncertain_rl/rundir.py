@@ -171,7 +171,7 @@ def plot_learning_curves(logs: dict, labels: list, path, title: str, evals: dict
         axes[0, 1].set_title('greedy evaluations')
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format='png', dpi=100); plt.close(fig)
+    fig.savefig(buffer, format='png', dpi=160); plt.close(fig)            # sharp on a high-density screen
     write_atomic(path, buffer.getvalue(), 'wb')
 
 # %% ../nbs/82_rundir.ipynb #da38f867

@@ -104,14 +104,15 @@ UCB_DOCS = DocsSection('UCB with Q-ensembles', ('40_ucb', '41_agents.ucb'))
 _UCB_OPTIONS = ('prior_scale', 'ucb_lambda', 'temperature', 'rho')
 
 
-def _ucb_entry(name: str, description: str, options=_UCB_OPTIONS, **kw) -> AgentEntry:
+def _ucb_entry(name: str, description: str, options=_UCB_OPTIONS, signals=UCB_SIGNALS, **kw) -> AgentEntry:
     "One of the paper's agents: the shared learner with its `UCB_PRESETS` settings."
     return AgentEntry(name, UCBConfig, make_ucb, description, defaults=UCB_PRESETS[name], options=options,
-                      signals=UCB_SIGNALS, docs=UCB_DOCS, **kw)
+                      signals=signals, docs=UCB_DOCS, **kw)
 
 
 ENTRIES = (
     _ucb_entry('ddqn', "Double DQN with the UCB paper's settings (its baseline)", ('prior_scale',),
+               signals=tuple(s for s in UCB_SIGNALS if s.name != 'q_std'),                  # one network: no spread
                presets=(Preset('rl_zoo_cartpole', RL_ZOO_CARTPOLE, ('cartpole',),
                                "rl-baselines3-zoo's tuned DQN for CartPole-v1"),),
                golden=(GoldenCase('ddqn', SMALL_REPLAY),)),

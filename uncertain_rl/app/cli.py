@@ -65,14 +65,14 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     run.add_argument('--mapping-seed', type=int, default=42, help="Deep Sea action map seed (bsuite's sweep uses 42)")
     run.add_argument('--episodes', type=int, default=None,
                      help='exactly this many episodes per seed, whatever their lengths (default: 500 unless --steps)')
-    run.add_argument('--steps', type=int, default=None, help='exactly this many environment steps per seed instead')
+    run.add_argument('--steps', type=int, default=None, help='exactly this many environment steps per seed instead (default: none)')
     run.add_argument('--seeds', type=int, default=4, help='number of seeds, trained together')
     run.add_argument('--seed', type=int, default=0, help='the first seed (the seeds are SEED, SEED + 1, ...)')
     run.add_argument('--preset', default=None, metavar='NAME',
                      help="a named preset of the agent (see uncertain-rl agents); 'none': not even the preset it has "
                           "for the environment (default: that preset, if any)")
     run.add_argument('--set', action='append', default=[], metavar='FIELD=VALUE',
-                     help="any field of the agent's config, e.g. --set learning_rate=3e-4 (repeatable)")
+                     help="any field of the agent's config, e.g. --set learning_rate=3e-4 (repeatable; default: none)")
     rec = t.add_argument_group('what to record')
     rec.add_argument('--eval-every', type=int, default=None, metavar='STEPS',
                      help='environment steps between greedy evaluations (0: none; default: about 20 per run)')
@@ -210,7 +210,7 @@ def cmd_train(args) -> int:
     result = run(to_experiment(args), out=out, progress=not args.no_progress,
                  command=' '.join(['uncertain-rl'] + sys.argv[1:]))
     print(format_table(result.rows))
-    print(f"({LEGEND})")
+    print(textwrap.fill(f'({LEGEND})', 100))
     done = int(result.episodes.sum())
     print(f"compile {result.compile_seconds:.1f} s, run {result.run_seconds:.1f} s ({done / result.run_seconds:.1f} "
           f"seed-episodes/s); results in {out}")
