@@ -102,7 +102,7 @@ def plot(results: dict, path: Path, env_name: str, score: float) -> None:
     a.legend(fontsize=7)
     fig.tight_layout()
     tmp = path.with_suffix('.tmp.png')
-    fig.savefig(tmp, dpi=110)
+    fig.savefig(tmp, dpi=220)
     os.replace(tmp, path)
 
 

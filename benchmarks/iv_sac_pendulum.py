@@ -108,7 +108,7 @@ def plot(runs, path):
     axes[0].set_ylabel('greedy return (mean ± s.e. over seeds)')
     for ax in axes: ax.legend(fontsize=8, loc='lower right')
     fig.tight_layout()
-    fig.savefig(path, dpi=80); plt.close(fig)
+    fig.savefig(path, dpi=160); plt.close(fig)
 
 
 def main():

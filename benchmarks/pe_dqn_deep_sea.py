@@ -67,7 +67,7 @@ def plot(results: dict, sizes: list, paths: list) -> None:
     ax.plot(sizes, [2. ** n + 100 for n in sizes], 'k:', label='dithering (2^N + 100)')
     ax.set_yscale('log'); ax.set_xlabel('Deep Sea size N'); ax.set_ylabel('median solved-at episode\n(unsolved = budget)')
     ax.legend(fontsize=7); fig.tight_layout()
-    for p in paths: fig.savefig(p, dpi=80)
+    for p in paths: fig.savefig(p, dpi=160)
 
 
 def main():

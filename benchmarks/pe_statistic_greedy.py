@@ -145,7 +145,7 @@ def main(argv=None):
     ax.set_xticks(x, STATISTICS); ax.set_ylabel(f'# states @ {args.episodes} ep.')
     ax.set_title(f'Statistic-greedy, Deep Sea {N}, median & IQR of {args.seeds} seeds', fontsize=9)
     ax.legend(fontsize=8); fig.tight_layout()
-    for folder in (args.out, args.figures): fig.savefig(os.path.join(folder, 'pe_statistic_greedy.png'), dpi=80)
+    for folder in (args.out, args.figures): fig.savefig(os.path.join(folder, 'pe_statistic_greedy.png'), dpi=160)
 
     fig, axes = plt.subplots(2, 2, figsize=(6.5, 6))
     for r, stat in enumerate(('mean', 'variance')):
@@ -155,7 +155,7 @@ def main(argv=None):
                                  title=f'{stat}-greedy {proj}: {(n > 0).sum()} cells')
             ax.images[0].set_clim(0, np.log10(args.episodes))
     fig.suptitle('log10 visits per cell, seed 0 (white: never visited)', fontsize=10); fig.tight_layout()
-    fig.savefig(os.path.join(args.figures, 'pe_statistic_greedy_visits.png'), dpi=80)
+    fig.savefig(os.path.join(args.figures, 'pe_statistic_greedy_visits.png'), dpi=160)
     print(f'wrote {args.out}/table.md, pe_statistic_greedy.png; {args.figures}/pe_statistic_greedy*.png; '
           f'wall time {wall:.0f} s')
 

@@ -82,7 +82,7 @@ def main(argv=None):
             axes[r, c].set_xticks(x, [f'{b:g}' for b in args.betas]); axes[r, c].set_xlabel('β (0 = Bootstrapped DQN)')
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f'TDU β × λ sweep, {args.seeds} seeds, {args.episodes} episodes'); fig.tight_layout()
-    fig.savefig(os.path.join(args.out, 'tdu_sweep.png'), dpi=120)
+    fig.savefig(os.path.join(args.out, 'tdu_sweep.png'), dpi=240)
     print(f"wrote {args.out}/results.csv, summary.md, tdu_sweep.png in {time.time() - t0:.0f} s")
 
 

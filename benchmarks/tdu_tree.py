@@ -63,7 +63,7 @@ def main(argv=None):
         ax.fill_between(args.depths, s.min(1), s.max(1), alpha=0.15)
     ax.set_xlabel('tree depth L'); ax.set_ylabel('episodes to solve (median, range)')
     ax.set_title(f'TDU on the binary tree, λ = {args.prior_scale}, {args.seeds} seeds'); ax.legend()
-    fig.tight_layout(); fig.savefig(os.path.join(args.out, 'tdu_tree.png'), dpi=120)
+    fig.tight_layout(); fig.savefig(os.path.join(args.out, 'tdu_tree.png'), dpi=240)
     print(f"wrote {args.out}/results.csv, summary.md, tdu_tree.png in {time.time() - t0:.0f} s")
 
 

@@ -135,8 +135,8 @@ def main(argv=None):
     axes[0, -1].legend(fontsize=7, loc='lower left')
     fig.tight_layout()
     path = os.path.join(args.out, 'ucb_comparison.png')
-    fig.savefig(path, dpi=110)
-    if args.figure: fig.savefig(args.figure, dpi=110)
+    fig.savefig(path, dpi=220)
+    if args.figure: fig.savefig(args.figure, dpi=220)
     print(f'wrote {args.out}/results.csv, summary.md, ucb_comparison.png in {time.time() - t0:.0f} s')
 
 

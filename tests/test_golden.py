@@ -14,8 +14,8 @@ import golden  # noqa: E402
 
 GOLDEN = json.loads(golden.GOLDEN.read_text())
 SAME_MACHINE = GOLDEN['machine'] == golden.machine()
-QUICK = ['boot_dqn@deep_sea', 'dqn@chain', 'tdu_qu@deep_sea', 'ucb_infogain@chain', 'pe_dqn@deep_sea', 'e_az@deep_sea',
-         'iv_dqn@deep_sea', 'iv_sac@pendulum']   # one of each agent family
+QUICK = ['boot_dqn@deep_sea', 'tdu_qu@deep_sea', 'ucb_infogain@chain', 'pe_dqn@deep_sea', 'e_az@deep_sea',
+         'iv_sac@pendulum']   # one of each agent family (DQN and IV-DQN share Bootstrapped DQN's learner)
 
 
 def check(runs):
