@@ -19,7 +19,7 @@ import numpy as np
 from flax import struct
 
 from ..acting import random_argmax, linear_epsilon
-from .ensemble_q import ReplayLearnerConfig, flat_observation, learn
+from .ensemble_q import ReplayLearnerConfig, flat_observation, gradient_clip_scope, learn
 from ..checks import option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index
 from ..learning import member_optimizer
@@ -230,7 +230,7 @@ def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.
     item = dict(obs=x, action=jnp.int32(0), reward=jnp.float32(0), discount=jnp.float32(0), next_obs=x)
     zero = jnp.float32(0.)
     return PEDQNState(online=online, target=online, prior=nets.prior.init(k_prior, x),
-                      opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps).init(online),
+                      opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps, gradient_clip_scope(config)).init(online),
                       replay=replay_init(item, config.replay_capacity), env_steps=jnp.int32(0), sgd_steps=jnp.int32(0),
                       episodes=jnp.int32(0), w_act=zero, bonus_act=zero, hparams=hparams)
 
