@@ -8,10 +8,10 @@ __all__ = ['T', 'batch_update', 'EpistemicTree', 'EpistemicSummary', 'EpistemicR
            'random_tabular_model', 'tabular_root', 'tabular_recurrent_fn', 'as_mctx', 'two_armed_model', 'simulate',
            'switching_action_selection', 'expand', 'edge_and_node_stds', 'backward_one_tree', 'backward',
            'epistemic_search', 'optimistic_qvalues', 'optimistic_value', 'epistemic_qtransform_by_parent_and_siblings',
-           'epistemic_qtransform_by_min_max', 'euct_action_selection', 'mixed_value', 'complete', 'rescale',
-           'epistemic_qtransform_completed_by_mix_value', 'EpistemicPolicyOutput', 'mask_invalid_actions',
-           'logits_from_probs', 'add_dirichlet_noise', 'apply_temperature', 'masked_argmax', 'score_considered',
-           'epistemic_muzero_policy', 'epistemic_gumbel_muzero_policy']
+           'epistemic_qtransform_by_tree_bounds', 'epistemic_qtransform_by_min_max', 'euct_action_selection',
+           'mixed_value', 'complete', 'rescale', 'epistemic_qtransform_completed_by_mix_value', 'EpistemicPolicyOutput',
+           'mask_invalid_actions', 'logits_from_probs', 'add_dirichlet_noise', 'apply_temperature', 'masked_argmax',
+           'score_considered', 'epistemic_muzero_policy', 'epistemic_gumbel_muzero_policy']
 
 # %% ../nbs/61_emcts.ipynb #em000005
 import functools
@@ -54,6 +54,8 @@ class EpistemicTree(Generic[T]):
     children_reward_vars: chex.Array     # [B, N, A] Var[R(s, a)] of each edge
     children_q_stds: chex.Array          # [B, N, A] sigma_q(s, a) under the aggregation (Eq. 15)
     beta: chex.Array                     # [B] the optimism of each search
+    min_qvalue: chex.Array               # [B] the smallest q^beta backed up anywhere in the tree (+inf before any)
+    max_qvalue: chex.Array               # [B] the largest (-inf before any): MuZero's tree-wide MinMaxStats
 
     ROOT_INDEX: ClassVar[int] = 0
     NO_PARENT: ClassVar[int] = -1
@@ -200,7 +202,8 @@ def instantiate_epistemic_tree(root: EpistemicRootFnOutput, num_simulations: int
         node_vars=jnp.zeros(batch_node, dtype),
         children_reward_vars=jnp.zeros(batch_node_action, dtype),
         children_q_stds=jnp.zeros(batch_node_action, dtype),
-        beta=jnp.broadcast_to(jnp.asarray(beta, dtype), (batch_size,)))
+        beta=jnp.broadcast_to(jnp.asarray(beta, dtype), (batch_size,)),
+        min_qvalue=jnp.full((batch_size,), jnp.inf, dtype), max_qvalue=jnp.full((batch_size,), -jnp.inf, dtype))
     root_index = jnp.full([batch_size], EpistemicTree.ROOT_INDEX)
     return update_tree_node(tree, root_index, root.prior_logits, root.value, root.value_var, root.embedding)
 
@@ -332,7 +335,8 @@ def edge_and_node_stds(tree: EpistemicTree, parent, action, child, backup_var, c
 
 
 def backward_one_tree(tree: EpistemicTree, leaf_index, aggregation: str) -> EpistemicTree:
-    "mctx's `backward` for one tree (mctx vmaps it), also carrying the backup's variance up with squared discounts."
+    """mctx's `backward` for one tree (mctx vmaps it), also carrying the backup's variance up with squared discounts,
+    and widening the tree-wide bounds with each edge's `q^beta` after its update (MuZero's `MinMaxStats`)."""
     def cond_fun(loop_state):
         return loop_state[-1] != EpistemicTree.ROOT_INDEX
 
@@ -349,7 +353,9 @@ def backward_one_tree(tree: EpistemicTree, leaf_index, aggregation: str) -> Epis
         children_values = tree.node_values[index]
         children_counts = tree.children_visits[parent, action] + 1
         node_std, node_var, q_std = edge_and_node_stds(tree, parent, action, index, leaf_var, count, aggregation)
+        q_beta = reward + tree.children_discounts[parent, action] * children_values + tree.beta * q_std   # the edge's q^beta
         tree = tree.replace(
+            min_qvalue=jnp.minimum(tree.min_qvalue, q_beta), max_qvalue=jnp.maximum(tree.max_qvalue, q_beta),
             node_values=update(tree.node_values, parent_value, parent),
             node_visits=update(tree.node_visits, count + 1, parent),
             children_values=update(tree.children_values, children_values, parent, action),
@@ -381,6 +387,7 @@ def backward(tree: EpistemicTree, leaf_index, aggregation: str = 'edge_std') -> 
         value = reward + discount * leaf_value
         var = backup_variance(tree.children_reward_vars[rows, parent, action], discount, leaf_var)
         node_std, node_var, q_std = stds(tree, parent, action, index, var, count)
+        q_beta = reward + discount * tree.node_values[rows, index] + tree.beta * q_std    # the edge's q^beta, updated
         target = jnp.where(active, parent, num_nodes)                       # out of range: the write is dropped
         def put(x, v, *idx): return x.at[(rows, target) + idx].set(v, mode='drop')
         tree = tree.replace(
@@ -390,7 +397,9 @@ def backward(tree: EpistemicTree, leaf_index, aggregation: str = 'edge_std') -> 
             children_visits=put(tree.children_visits, tree.children_visits[rows, parent, action] + 1, action),
             node_stds=put(tree.node_stds, node_std),
             node_vars=put(tree.node_vars, node_var),
-            children_q_stds=put(tree.children_q_stds, q_std, action))
+            children_q_stds=put(tree.children_q_stds, q_std, action),
+            min_qvalue=jnp.where(active, jnp.minimum(tree.min_qvalue, q_beta), tree.min_qvalue),
+            max_qvalue=jnp.where(active, jnp.maximum(tree.max_qvalue, q_beta), tree.max_qvalue))
         return (tree, jnp.where(active, value, leaf_value), jnp.where(active, var, leaf_var),
                 jnp.where(active, parent, EpistemicTree.ROOT_INDEX))
 
@@ -455,6 +464,16 @@ def epistemic_qtransform_by_parent_and_siblings(tree: EpistemicTree, node_index,
     completed_by_min = jnp.where(visit_counts > 0, qvalues, min_value)
     return (completed_by_min - min_value) / jnp.maximum(max_value - min_value, epsilon)
 
+
+def epistemic_qtransform_by_tree_bounds(tree: EpistemicTree, node_index, *, epsilon=1e-8):
+    """EPUCT's value score (Eq. 12), normalised MuZero's way: `q^beta` min-max normalised by the smallest and largest
+    `q^beta` backed up anywhere in the tree so far (`tree.min_qvalue`, `tree.max_qvalue`); unvisited actions score 0."""
+    chex.assert_shape(node_index, ())
+    lo, hi = tree.min_qvalue, tree.max_qvalue
+    scale = jnp.maximum(jnp.where(hi >= lo, hi - lo, 0.), epsilon)           # no value backed up yet: nothing is visited
+    visited = tree.children_visits[node_index] > 0
+    return jnp.where(visited, (optimistic_qvalues(tree, node_index) - jnp.where(jnp.isfinite(lo), lo, 0.)) / scale, 0.)
+
 # %% ../nbs/61_emcts.ipynb #em000038
 def epistemic_qtransform_by_min_max(tree: EpistemicTree, node_index, *, min_value, max_value):
     """`q^beta` normalised by given bounds, `(q^beta - min_value) / (max_value - min_value)`; unvisited actions score 0
@@ -466,7 +485,7 @@ def epistemic_qtransform_by_min_max(tree: EpistemicTree, node_index, *, min_valu
 
 # %% ../nbs/61_emcts.ipynb #em000101
 def euct_action_selection(rng_key, tree: EpistemicTree, node_index, depth, *, c_uct=1.,
-                          qtransform: Callable = epistemic_qtransform_by_parent_and_siblings):
+                          qtransform: Callable = epistemic_qtransform_by_tree_bounds):
     """EUCT (Eq. 11): `qtransform`'s score of `q^beta` plus `c_uct sqrt(2 log sum_b N(s, b) / N(s, a))`; an action not
     yet tried is taken first (ties broken by mctx's 1e-7 noise), an invalid root action never."""
     visit_counts = tree.children_visits[node_index]
@@ -574,7 +593,7 @@ def score_considered(considered_visit, gumbel, logits, normalized_qvalues, visit
 def epistemic_muzero_policy(params, rng_key, root: EpistemicRootFnOutput, recurrent_fn: Callable,
                             num_simulations: int, invalid_actions=None, max_depth: Optional[int] = None,
                             loop_fn: Callable = jax.lax.fori_loop, *, beta=0., aggregation: str = 'edge_std',
-                            qtransform: Callable = epistemic_qtransform_by_parent_and_siblings,
+                            qtransform: Callable = epistemic_qtransform_by_tree_bounds,
                             dirichlet_fraction=0.25, dirichlet_alpha=0.3, pb_c_init=1.25, pb_c_base=19652,
                             temperature=1.0, action_selection: Optional[Callable] = None) -> EpistemicPolicyOutput:
     """`mctx.muzero_policy` on an epistemic search: EPUCT (Eq. 12) through mctx's own `muzero_action_selection`, or
