@@ -1,0 +1,253 @@
+"""PE-DQN's ablations with equal schedules, budgets and priors (R5), and the cause of its late first treasure (R4).
+
+Three stages, each a list of jobs (one compiled `experiments.sweep` per job, the grid's settings x seeds vmapped),
+each job's result written to `--out/<job>.json` as it finishes (atomically), so a run can stop and resume:
+
+* **ablations** (seeds 0-9: keys `split(PRNGKey(0), 10)`, Deep Sea 12, map 42, 1,000 episodes each): PE-DQN,
+  β = 0, [Ind.], [C51/C51] and [QR/QR], every one with the *same* β schedule fixed in episodes (5 -> 1 over the
+  first 333 episodes; β = 0 keeps 0) and under two prior regimes, as one grid: `paper` (Table 4: scale 20 on a QR
+  value member, none on a C51 member, so the priors follow the member kind) and `none` (no prior on any value
+  member: the only regime in which every variant carries the same prior; a C51 member's prior is pre-softmax, in
+  logits, so no scale makes it equal to a QR member's prior, which is in return units).
+* **select** (held-out seeds 1000-1009: keys `PRNGKey(seed)`, Deep Sea 10 and 14, 1,000 episodes): the bonus scale's
+  suspects, exact against projected w_1 (two compiles) x QR prior scale {0, 5, 20} x β {1, 2, 5} x β_final {0.5, 1}
+  (β decays over the first 333 episodes), and Bootstrapped DQN (bsuite's, prior scale 5, as in R4) beside it.
+  **The rule that picks the default, declared before the runs**: the setting with the smallest sum over the two
+  sizes of the median solved-at episode (a run that does not solve counts as the budget, 1,000); ties go to the
+  setting closest to the paper's (β 5, prior 20, exact).
+* **test** (seeds 0-9 as above, Deep Sea 8, 10, 12, 14 and 20, 1,000 episodes): the same grid and Bootstrapped DQN,
+  so that the chosen setting and the paper's can be reported on the tables' seeds whatever the selection picks
+  (the selection reads only the `select` jobs).
+
+    python benchmarks/pe_dqn_ablations.py --workers 6                     # every job not yet done (a GPU: ~8 min)
+    python benchmarks/pe_dqn_ablations.py --quick --workers 2 --out /tmp/q # a dry run: 2 seeds, 12 episodes
+    python benchmarks/pe_dqn_ablations.py --report                        # tables, tests and the selection
+"""
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent
+OUT = ROOT / 'results' / 'pe_dqn_ablations'
+EPISODES, DECAY = 1000, 333
+TEST_SEEDS, HELD_OUT = list(range(10)), list(range(1000, 1010))
+ABLATIONS = ('pe_dqn', 'beta0', 'ind', 'c51c51', 'qrqr')
+LABELS = {'pe_dqn': 'PE-DQN', 'beta0': 'PE-DQN, β = 0', 'ind': '[Ind.]', 'c51c51': '[C51/C51]', 'qrqr': '[QR/QR]'}
+REGIMES = {'paper': dict(prior_scale=20., prior_scale_c51=0.), 'none': dict(prior_scale=0., prior_scale_c51=0.)}
+GRID = dict(prior_scale=[0., 5., 20.], beta=[1., 2., 5.], beta_final=[.5, 1.])
+PAPER = dict(disagreement='exact', prior_scale=20., beta=5., beta_final=1.)
+SELECT_SIZES, TEST_SIZES = (10, 14), (8, 10, 12, 14, 20)
+
+
+def jobs() -> dict:
+    "Every job by name -> its spec, in the order they run (the ablations first)."
+    js = {f'ablation-{v}': dict(kind='ablation', variant=v, size=12, seeds='test') for v in ABLATIONS}
+    for d, n in itertools.product(('exact', 'projected'), SELECT_SIZES):
+        js[f'select-{d}-N{n}'] = dict(kind='grid', disagreement=d, size=n, seeds='held_out')
+    js.update({f'select-boot_dqn-N{n}': dict(kind='boot_dqn', size=n, seeds='held_out') for n in SELECT_SIZES})
+    for n in TEST_SIZES:
+        js.update({f'test-{d}-N{n}': dict(kind='grid', disagreement=d, size=n, seeds='test') for d in ('exact', 'projected')})
+        js[f'test-boot_dqn-N{n}'] = dict(kind='boot_dqn', size=n, seeds='test')
+    return js
+
+
+def experiment(spec: dict, quick: bool):
+    "The job's `Experiment` and the labels of its grid's settings."
+    from uncertain_rl.agents.boot_dqn import BootDQNConfig
+    from uncertain_rl.agents.pe_dqn import pe_dqn_config
+    from uncertain_rl.experiments import Experiment, split_keys
+    n_seeds = 2 if quick else 10
+    if spec['seeds'] == 'test': seeds = dict(seeds=n_seeds, keys=split_keys(n_seeds))
+    else: seeds = dict(seeds=HELD_OUT[:n_seeds])
+    common = dict(episodes=12 if quick else EPISODES, size=4 if quick else spec['size'], eval_every=0, snapshots=0,
+                  num_chunks=4 if quick else 25, **seeds)
+    if spec['kind'] == 'boot_dqn':
+        return Experiment(BootDQNConfig(), 'deep_sea', grid=[dict(prior_scale=5.)], **common), [{}]
+    if spec['kind'] == 'ablation':
+        v = spec['variant']
+        config = pe_dqn_config(ablation='none' if v in ('pe_dqn', 'beta0') else v, beta_decay_episodes=DECAY)
+        beta = dict(beta=0., beta_final=0.) if v == 'beta0' else dict(beta=5., beta_final=1.)
+        settings = [dict(regime=r, **p, **beta) for r, p in REGIMES.items()]
+    else:
+        config = pe_dqn_config(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
+        settings = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
+    grid = [{k: v for k, v in s.items() if k != 'regime'} for s in settings]
+    return Experiment(config, 'deep_sea', grid=grid, **common), settings
+
+
+def run_job(name: str, out: Path, quick: bool) -> None:
+    "Run one job and write its result (solved-at and first treasure per run, setting labels, seconds)."
+    from uncertain_rl.experiments import sweep
+    from uncertain_rl.metrics import first_treasure_episode, sweep_solved_at
+    spec = jobs()[name]
+    exp, settings = experiment(spec, quick)
+    start = time.perf_counter()
+    solved, res = sweep(exp, sweep_solved_at)
+    first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(len(settings), -1)
+    result = dict(job=name, spec=spec, settings=settings, seeds=exp.seed_list, budget=exp.episodes, size=exp.size,
+                  solved_at=solved.reshape(len(settings), -1).tolist(), first_treasure=first.tolist(),
+                  episodes_run=int(np.max(res.episodes)), seconds=time.perf_counter() - start,
+                  compile_s=res.compile_seconds if hasattr(res, 'compile_seconds') else None)
+    tmp = out / f'{name}.json.tmp'
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, out / f'{name}.json')
+
+
+def run_all(names: list, out: Path, workers: int, quick: bool, deadline: float) -> None:
+    "Run the jobs not yet done, `workers` processes at a time, stopping new starts (and killing) at the deadline."
+    todo = [n for n in names if not (out / f'{n}.json').exists()]
+    running, t0 = {}, time.time()
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE='false')
+    while todo or running:
+        while todo and len(running) < workers and time.time() - t0 < deadline - 60:
+            n = todo.pop(0)
+            cmd = [sys.executable, __file__, '--job', n, '--out', str(out)] + (['--quick'] if quick else [])
+            running[n] = (subprocess.Popen(cmd, env=env, stdout=open(out / f'{n}.log', 'w'), stderr=subprocess.STDOUT),
+                          time.time())
+        for n, (p, t) in list(running.items()):
+            if p.poll() is not None:
+                print(f'{n}: rc {p.returncode}, {time.time() - t:.0f} s  [t = {time.time() - t0:.0f} s]', flush=True)
+                del running[n]
+            elif time.time() - t0 > deadline:
+                p.kill(); print(f'{n}: killed at the deadline', flush=True); del running[n]
+        if not running and time.time() - t0 >= deadline - 60: break
+        time.sleep(1)
+    print('not started:', todo, flush=True)
+
+
+def load(out: Path, name: str):
+    p = out / f'{name}.json'
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def censored(solved: np.ndarray, budget: int) -> np.ndarray:
+    "Solved-at with unsolved runs at the budget + 1 (ranked after every solved run)."
+    s = np.asarray(solved, float)
+    return np.where(s > 0, s, budget + 1)
+
+
+def holm(ps: list) -> list:
+    "Holm's step-down adjustment of p-values."
+    order = np.argsort(ps)
+    adj, running = np.empty(len(ps)), 0.
+    for rank, i in enumerate(order):
+        running = max(running, min(1., (len(ps) - rank) * ps[i]))
+        adj[i] = running
+    return adj.tolist()
+
+
+def ablation_table(out: Path) -> str:
+    """Per regime: solved, solved-at and first treasure per variant; Fisher (solved counts) and Mann-Whitney (solved-at,
+    unsolved ranked last) against PE-DQN, each Holm-corrected across the four variants."""
+    from scipy.stats import fisher_exact, mannwhitneyu
+    rows = ['| priors | variant | solved | solved-at (25 - 50 - 75th) | first treasure (median) | Fisher p vs PE-DQN (Holm) '
+            '| Mann-Whitney p vs PE-DQN (Holm) |', '|---|---|---|---|---|---|---|']
+    res = {v: load(out, f'ablation-{v}') for v in ABLATIONS}
+    for k, regime in enumerate(REGIMES):
+        if res['pe_dqn'] is None: break
+        ref = np.asarray(res['pe_dqn']['solved_at'][k])
+        budget = res['pe_dqn']['budget']
+        stats = {}
+        for v in ABLATIONS[1:]:
+            if res[v] is None: continue
+            s = np.asarray(res[v]['solved_at'][k])
+            fisher = fisher_exact([[(ref > 0).sum(), (ref == 0).sum()], [(s > 0).sum(), (s == 0).sum()]])[1]
+            mw = mannwhitneyu(censored(ref, budget), censored(s, budget), alternative='two-sided').pvalue
+            stats[v] = (fisher, mw)
+        fisher_holm = dict(zip(stats, holm([f for f, _ in stats.values()])))
+        mw_holm = dict(zip(stats, holm([m for _, m in stats.values()])))
+        for v in ABLATIONS:
+            if res[v] is None: continue
+            s, f = np.asarray(res[v]['solved_at'][k]), np.asarray(res[v]['first_treasure'][k])
+            q = np.percentile(censored(s, budget), [25, 50, 75], method='nearest')
+            qs = ' - '.join('max' if x > budget else f'{x:.0f}' for x in q)
+            ft = np.median(np.where(f > 0, f, budget + 1))
+            ft = 'never' if not (f > 0).any() else 'max' if ft > budget else f'{ft:.0f}'
+            p = ('-', '-') if v == 'pe_dqn' else (f'{fisher_holm[v]:.3g}', f'{mw_holm[v]:.3g}')
+            rows.append(f'| {regime} | {LABELS[v]} | {(s > 0).sum()}/{len(s)} | {qs} | {ft} | {p[0]} | {p[1]} |')
+    return '\n'.join(rows)
+
+
+def grid_scores(out: Path, prefix: str, sizes) -> dict:
+    "(disagreement, prior, β, β_final) -> per size: solved-at and first treasure arrays (test or select jobs)."
+    scores = {}
+    for d in ('exact', 'projected'):
+        for n in sizes:
+            r = load(out, f'{prefix}-{d}-N{n}')
+            if r is None: continue
+            for s, solved, first in zip(r['settings'], r['solved_at'], r['first_treasure']):
+                key = (d, s['prior_scale'], s['beta'], s['beta_final'])
+                scores.setdefault(key, {})[n] = (np.asarray(solved), np.asarray(first), r['budget'])
+    return scores
+
+
+def select(out: Path) -> tuple:
+    "The declared rule on the held-out jobs: smallest sum of median solved-at (unsolved = budget); ties -> nearest the paper."
+    scores = {k: v for k, v in grid_scores(out, 'select', SELECT_SIZES).items() if len(v) == len(SELECT_SIZES)}
+    if not scores: return None, {}
+    value = {k: sum(np.median(np.where(s > 0, s, b)) for s, _, b in v.values()) for k, v in scores.items()}
+    distance = lambda k: (k[0] != 'exact') + (k[1] != 20.) + (k[2] != 5.) + (k[3] != 1.)
+    best = min(value, key=lambda k: (value[k], distance(k)))
+    return best, value
+
+
+def grid_table(out: Path, prefix: str, sizes, keys: list) -> str:
+    rows = ['| setting (w_1, prior, β → β_final) | ' + ' | '.join(f'N = {n}: solved, median solved-at, first treasure'
+                                                                for n in sizes) + ' |', '|---' * (len(sizes) + 1) + '|']
+    label = lambda k: f'{k[0]}, {k[1]:g}, {k[2]:g} → {k[3]:g}'
+    scores = grid_scores(out, prefix, sizes)
+    boots = {n: load(out, f'{prefix}-boot_dqn-N{n}') for n in sizes}
+    def cell(s, f, b):
+        med = f'{np.median(s[s > 0]):.0f}' if (s > 0).any() else '-'
+        ft = f'{np.median(np.where(f > 0, f, b + 1)):.0f}' if (f > 0).any() else 'never'
+        return f'{(s > 0).sum()}/{len(s)}, {med}, {ft}'
+    for k in keys:
+        if k in scores:
+            rows.append(f'| {label(k)} | ' + ' | '.join(cell(*scores[k][n]) if n in scores[k] else '' for n in sizes) + ' |')
+    rows.append('| Bootstrapped DQN (prior 5) | ' + ' | '.join(
+        cell(np.asarray(b['solved_at'][0]), np.asarray(b['first_treasure'][0]), b['budget']) if b else ''
+        for b in boots.values()) + ' |')
+    return '\n'.join(rows)
+
+
+def report(out: Path) -> str:
+    best, value = select(out)
+    parts = ['## Ablations at Deep Sea 12 (seeds 0-9, equal β schedule and budget)', ablation_table(out)]
+    if best:
+        ranked = sorted(value, key=value.get)
+        parts += ['## Held-out selection (seeds 1000-1009, Deep Sea 10 and 14): the best 6, the paper\'s setting',
+                  grid_table(out, 'select', SELECT_SIZES, list(dict.fromkeys(ranked[:6] + [tuple(PAPER.values())]))),
+                  f'chosen: {best} (sum of medians {value[best]:.0f}; the paper\'s {value.get(tuple(PAPER.values()), float("nan")):.0f})',
+                  '## Test seeds 0-9: the chosen setting and the paper\'s',
+                  grid_table(out, 'test', TEST_SIZES, list(dict.fromkeys([best, tuple(PAPER.values())])))]
+    return '\n\n'.join(parts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--out', default=str(OUT))
+    ap.add_argument('--job', help='run this one job (used by the pool)')
+    ap.add_argument('--jobs', nargs='*', help='run these jobs (default: all not done)')
+    ap.add_argument('--workers', type=int, default=1)
+    ap.add_argument('--deadline', type=float, default=1e9, help='seconds after which no job starts and running ones stop')
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--report', action='store_true')
+    args = ap.parse_args()
+    out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
+    if args.job: return run_job(args.job, out, args.quick)
+    if args.report:
+        text = report(out)
+        (out / 'table.md').write_text(text + '\n')
+        return print(text)
+    run_all(args.jobs or list(jobs()), out, args.workers, args.quick, args.deadline)
+
+
+if __name__ == '__main__':
+    main()
