@@ -100,15 +100,18 @@ def horizon_table(discount: float, size: int) -> np.ndarray:
 
 
 def search_model(config: EAZConfig, params: DeepSeaParams, size: int) -> tuple:
-    """`(root_fn, recurrent_fn)` of the search on Deep Sea of `size`: `root_fn(state, row, col)` for cells `[B]`, and
+    """`(root_fn, recurrent_fn)` of the search on Deep Sea of `size`: `root_fn(state, row, col, eta_in)` for cells `[B]`
+    (`eta_in`: the novelty of the edge the agent came in by, 0 at an episode's start), and
     mctx's `recurrent_fn(state, key, action, (row, col))` stepping the true dynamics, with the learned reward and value
-    and their variances: `Var[R] = eta(s, a)`, `Var[V(s')] = max(u(s'), H eta(s, a))` (Eq. 27), 0 at the end."""
+    and their variances: `Var[R] = eta(s, a)`, `Var[V(s')] = max(u(s'), H eta(s, a))` (Eq. 27), 0 at the end; the
+    root's value variance follows the same rule with its incoming edge."""
     H = jnp.asarray(horizon_table(config.discount, size))
     step = jax.vmap(lambda r, c, a: deep_sea_step(params, size, r, c, a))
 
-    def root_fn(state: EAZState, row, col) -> EpistemicRootFnOutput:
+    def root_fn(state: EAZState, row, col, eta_in=0.) -> EpistemicRootFnOutput:
+        value_var = leaf_value_variance(state.ube[row, col], eta_in, H[size - row])     # Eq. 27, as at a leaf
         return EpistemicRootFnOutput(prior_logits=jnp.zeros(row.shape + (2,)), value=state.value[row, col],
-                                     value_var=state.ube[row, col], embedding=(row, col))
+                                     value_var=value_var, embedding=(row, col))
 
     def recurrent_fn(state: EAZState, key, action, embedding):
         row, col = embedding
@@ -188,9 +191,9 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
     root_fn, recurrent_fn = search_model(config, params, size)
     children = jax.vmap(lambda r, c, a: deep_sea_step(params, size, r, c, a), (None, None, 0))
 
-    def search(state, key, row, col, beta, noise):
+    def search(state, key, row, col, beta, noise, eta_in=0.):
         h = state.hparams
-        return epistemic_muzero_policy(state, key, root_fn(state, row, col), recurrent_fn, config.simulations,
+        return epistemic_muzero_policy(state, key, root_fn(state, row, col, eta_in), recurrent_fn, config.simulations,
                                        beta=beta, aggregation=config.aggregation,
                                        dirichlet_fraction=noise * h.dirichlet_fraction,
                                        dirichlet_alpha=h.dirichlet_alpha, temperature=h.temperature)
@@ -204,11 +207,18 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
         return (jnp.where(terminal, 0., state.ube[jnp.minimum(r, size - 1), c]),
                 jnp.where(terminal, 0., H[size - r]))
 
+    def incoming_novelty(state):
+        "eta of the edge the agent took into its current cell (0 at an episode's first step)."
+        prev = jnp.maximum(state.step - 1, 0)
+        ep = state.episode
+        eta = count_novelty(state.counts[ep['row'][prev], ep['col'][prev], ep['action'][prev]], config.count_eps)
+        return jnp.where(state.step > 0, eta, 0.)
+
     def act(state, obs, key):
         row, col = deep_sea_position(obs)
         explore = explores(state)
         beta = jnp.where(explore & (mode == 'e_az'), state.hparams.beta, 0.)
-        out = search(state, key, row[None], col[None], beta, jnp.float32(mode == 'az'))
+        out = search(state, key, row[None], col[None], beta, jnp.float32(mode == 'az'), incoming_novelty(state)[None])
         summary = out.search_tree.summary()
         chosen = jnp.argmax(summary.visit_counts[0])
         if mode == 'az_ube':
