@@ -85,6 +85,14 @@ def table(results: dict, score: float) -> str:
     return '\n'.join(rows)
 
 
+def mann_whitney(results: dict, a: str = 'IV-DQN', b: str = 'Bootstrapped DQN') -> str:
+    "Mann-Whitney U (two-sided) on episodes to solve, `a` against `b`; an unsolved run ranks after every solved one."
+    from scipy.stats import mannwhitneyu
+    if a not in results or b not in results: return ''
+    x, y = ([s if s else np.inf for s in results[k]['solved_at']] for k in (a, b))
+    return f'Mann-Whitney U, {a} against {b} (episodes to solve, unsolved last): p = {mannwhitneyu(x, y).pvalue:.3g}'
+
+
 def plot(results: dict, path: Path, env_name: str, score: float) -> None:
     import matplotlib
     matplotlib.use('Agg')
@@ -131,6 +139,7 @@ def main():
             os.replace(tmp, out)
             print(f'{name}: solved at {results[name]["solved_at"]}, {results[name]["seconds"]:.0f} s', flush=True)
     print(table(results, score))
+    print(mann_whitney(results))
     if args.figure != 'none':
         plot(results, ROOT.parent / 'nbs' / 'figures' / (args.figure or f'{stem}.png'), args.env, score)
 
