@@ -1,6 +1,6 @@
 """PE-DQN's ablations with equal schedules, budgets and priors (R5), and the cause of its late first treasure (R4).
 
-Three stages, each a list of jobs (one compiled `experiments.sweep` per job, the grid's settings x seeds vmapped),
+Stages, each a list of jobs (one compiled `experiments.sweep` per job, the grid's settings x seeds vmapped),
 each job's result written to `--out/<job>.json` as it finishes (atomically), so a run can stop and resume:
 
 * **ablations** (seeds 0-9: keys `split(PRNGKey(0), 10)`, Deep Sea 12, map 42, 1,000 episodes each): PE-DQN,
@@ -18,6 +18,11 @@ each job's result written to `--out/<job>.json` as it finishes (atomically), so 
 * **test** (seeds 0-9 as above, Deep Sea 8, 10, 12, 14 and 20, 1,000 episodes): the same grid and Bootstrapped DQN,
   so that the chosen setting and the paper's can be reported on the tables' seeds whatever the selection picks
   (the selection reads only the `select` jobs).
+* **cause** (the CPU-sized version of `select`; held-out seeds 1000-1009, Deep Sea 10, 400 episodes): a 2 x 2 x 2
+  factorial, exact against projected w_1 x QR prior {5, 20} x β {1, 5} (→ 1 over 333 episodes), and Bootstrapped DQN.
+  Its rule, declared before it ran: the earliest median first treasure (never = the budget + 1), ties to more runs
+  solved, then to the setting nearest the paper's. **confirm** then runs the paper's setting and the pick (`CHOSEN`,
+  filled in by hand from `--report`) on seeds 0-9 at Deep Sea 10 and 14, 1,000 episodes.
 
     python benchmarks/pe_dqn_ablations.py --workers 6                     # every job not yet done (a GPU: ~8 min)
     python benchmarks/pe_dqn_ablations.py --quick --workers 2 --out /tmp/q # a dry run: 2 seeds, 12 episodes
@@ -44,11 +49,22 @@ REGIMES = {'paper': dict(prior_scale=20., prior_scale_c51=0.), 'none': dict(prio
 GRID = dict(prior_scale=[0., 5., 20.], beta=[1., 2., 5.], beta_final=[.5, 1.])
 PAPER = dict(disagreement='exact', prior_scale=20., beta=5., beta_final=1.)
 SELECT_SIZES, TEST_SIZES = (10, 14), (8, 10, 12, 14, 20)
+# The CPU-sized cause study: a 2 x 2 x 2 factorial (exact/projected w_1, QR prior 5/20, β 5 -> 1 or constant 1) on
+# held-out seeds at Deep Sea 10, 400 episodes (long enough to see the first treasure: Bootstrapped DQN's median is
+# about 60, PE-DQN's about 250); the schedule is the one above (over 333 episodes).
+CAUSE_EPISODES = 400
+CAUSE_GRID = [dict(prior_scale=p, beta=b, beta_final=1.) for p in (5., 20.) for b in (1., 5.)]
+CHOSEN = ('exact', 5., 5.)   # the cause study's pick (`--report` prints it): (w_1, prior, β); not yet confirmed
 
 
 def jobs() -> dict:
     "Every job by name -> its spec, in the order they run (the ablations first)."
     js = {f'ablation-{v}': dict(kind='ablation', variant=v, size=12, seeds='test') for v in ABLATIONS}
+    js.update({f'cause-{d}-N10': dict(kind='cause', disagreement=d, size=10, seeds='held_out', episodes=CAUSE_EPISODES)
+               for d in ('exact', 'projected')})
+    js['cause-boot_dqn-N10'] = dict(kind='boot_dqn', size=10, seeds='held_out', episodes=CAUSE_EPISODES)
+    js.update({f'confirm-{k}-N{n}': dict(kind='confirm', setting=k, size=n, seeds='test') for k in ('paper', 'chosen')
+               for n in (10, 14)})
     for d, n in itertools.product(('exact', 'projected'), SELECT_SIZES):
         js[f'select-{d}-N{n}'] = dict(kind='grid', disagreement=d, size=n, seeds='held_out')
     js.update({f'select-boot_dqn-N{n}': dict(kind='boot_dqn', size=n, seeds='held_out') for n in SELECT_SIZES})
@@ -66,7 +82,8 @@ def experiment(spec: dict, quick: bool):
     n_seeds = 2 if quick else 10
     if spec['seeds'] == 'test': seeds = dict(seeds=n_seeds, keys=split_keys(n_seeds))
     else: seeds = dict(seeds=HELD_OUT[:n_seeds])
-    common = dict(episodes=12 if quick else EPISODES, size=4 if quick else spec['size'], eval_every=0, snapshots=0,
+    common = dict(episodes=12 if quick else spec.get('episodes', EPISODES), size=4 if quick else spec['size'],
+                  eval_every=0, snapshots=0,
                   num_chunks=4 if quick else 25, **seeds)
     if spec['kind'] == 'boot_dqn':
         return Experiment(BootDQNConfig(), 'deep_sea', grid=[dict(prior_scale=5.)], **common), [{}]
@@ -75,6 +92,13 @@ def experiment(spec: dict, quick: bool):
         config = pe_dqn_config(ablation='none' if v in ('pe_dqn', 'beta0') else v, beta_decay_episodes=DECAY)
         beta = dict(beta=0., beta_final=0.) if v == 'beta0' else dict(beta=5., beta_final=1.)
         settings = [dict(regime=r, **p, **beta) for r, p in REGIMES.items()]
+    elif spec['kind'] == 'cause':
+        config = pe_dqn_config(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
+        settings = CAUSE_GRID
+    elif spec['kind'] == 'confirm':
+        d, prior, beta = (PAPER['disagreement'], PAPER['prior_scale'], PAPER['beta']) if spec['setting'] == 'paper' else CHOSEN
+        config = pe_dqn_config(disagreement=d, beta_decay_episodes=DECAY)
+        settings = [dict(prior_scale=prior, beta=beta, beta_final=1.)]
     else:
         config = pe_dqn_config(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
         settings = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
@@ -217,9 +241,48 @@ def grid_table(out: Path, prefix: str, sizes, keys: list) -> str:
     return '\n'.join(rows)
 
 
+def cause_choice(out: Path) -> tuple:
+    """The cause study's rule, declared before it ran: the setting with the earliest median first treasure (never =
+    the budget + 1); ties go to more runs solved within the budget, then to the setting nearest the paper's."""
+    rows = {}
+    for d in ('exact', 'projected'):
+        r = load(out, f'cause-{d}-N10')
+        if r is None: continue
+        for st, solved, first in zip(r['settings'], r['solved_at'], r['first_treasure']):
+            rows[(d, st['prior_scale'], st['beta'])] = (np.asarray(solved), np.asarray(first), r['budget'])
+    if not rows: return None, rows
+    med = lambda k: np.median(np.where(rows[k][1] > 0, rows[k][1], rows[k][2] + 1))
+    near = lambda k: (k[0] != 'exact') + (k[1] != 20.) + (k[2] != 5.)
+    return min(rows, key=lambda k: (med(k), -(rows[k][0] > 0).sum(), near(k))), rows
+
+
+def cause_table(out: Path) -> str:
+    from scipy.stats import mannwhitneyu
+    best, rows = cause_choice(out)
+    if best is None: return ''
+    paper = ('exact', 20., 5.)
+    lines = ['| w_1 | QR prior | β (→ 1 over 333 episodes) | found the treasure | first treasure (25 - 50 - 75th) | '
+             'solved within the budget | Mann-Whitney p (first treasure) vs the paper\'s |', '|---|---|---|---|---|---|---|']
+    for k, (solved, first, budget) in rows.items():
+        f = np.where(first > 0, first, budget + 1)
+        q = ' - '.join('max' if x > budget else f'{x:.0f}' for x in np.percentile(f, [25, 50, 75], method='nearest'))
+        p = '-' if k == paper or paper not in rows else \
+            f"{mannwhitneyu(f, np.where(rows[paper][1] > 0, rows[paper][1], budget + 1)).pvalue:.3g}"
+        lines.append(f'| {k[0]} | {k[1]:g} | {k[2]:g} | {(first > 0).sum()}/{len(first)} | {q} | {(solved > 0).sum()}/{len(solved)} | {p} |')
+    b = load(out, 'cause-boot_dqn-N10')
+    if b:
+        f = np.asarray(b['first_treasure'][0])
+        lines.append(f"| Bootstrapped DQN (prior 5) | | | {(f > 0).sum()}/{len(f)} | median {np.median(f[f > 0]):.0f} | "
+                     f"{(np.asarray(b['solved_at'][0]) > 0).sum()}/{len(f)} | |")
+    return '\n'.join(lines) + f'\n\nchosen by the declared rule: {best}'
+
+
 def report(out: Path) -> str:
     best, value = select(out)
     parts = ['## Ablations at Deep Sea 12 (seeds 0-9, equal β schedule and budget)', ablation_table(out)]
+    if load(out, 'cause-exact-N10') or load(out, 'cause-projected-N10'):
+        parts += [f'## The late start: a 2 x 2 x 2 factorial at Deep Sea 10 (seeds 1000-1009, {CAUSE_EPISODES} episodes)',
+                  cause_table(out)]
     if best:
         ranked = sorted(value, key=value.get)
         parts += ['## Held-out selection (seeds 1000-1009, Deep Sea 10 and 14): the best 6, the paper\'s setting',
