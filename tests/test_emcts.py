@@ -1,5 +1,7 @@
 """EMCTS against mctx: at beta = 0 (any variances) and with no variances (any beta) the epistemic policies must
-reproduce `mctx.muzero_policy` / `mctx.gumbel_muzero_policy` bit for bit under `jax.jit`."""
+reproduce `mctx.muzero_policy` / `mctx.gumbel_muzero_policy` bit for bit under `jax.jit`. EPUCT runs here with mctx's
+default normalisation (parent and siblings); its own default, MuZero's tree-wide bounds, is tested bit for bit against
+mctx with the same bounds written as an mctx qtransform in `nbs/61_emcts.ipynb`."""
 import dataclasses
 
 import jax
@@ -9,7 +11,8 @@ import numpy as np
 import pytest
 
 from uncertain_rl.emcts import (as_mctx, epistemic_gumbel_muzero_policy, epistemic_muzero_policy,
-                                random_tabular_model, tabular_recurrent_fn, tabular_root)
+                                epistemic_qtransform_by_parent_and_siblings, random_tabular_model,
+                                tabular_recurrent_fn, tabular_root)
 
 
 def assert_matches_mctx(ours, theirs):
@@ -42,7 +45,8 @@ def test_beta_zero_is_mctx(gumbel, batch, sims, actions, max_depth, seed):
             max_num_considered_actions=4))
     else:
         ours = jax.jit(lambda m, k, b: epistemic_muzero_policy(
-            m, k, tabular_root(m, states), tabular_recurrent_fn, sims, invalid, max_depth, beta=b))
+            m, k, tabular_root(m, states), tabular_recurrent_fn, sims, invalid, max_depth, beta=b,
+            qtransform=epistemic_qtransform_by_parent_and_siblings))
         theirs = jax.jit(lambda m, k: mctx.muzero_policy(
             m, k, *as_mctx(tabular_root(m, states), tabular_recurrent_fn), sims, invalid, max_depth))
     key = jax.random.PRNGKey(seed + 10)
