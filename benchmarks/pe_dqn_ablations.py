@@ -152,7 +152,7 @@ def load(out: Path, name: str):
 
 
 def censored(solved: np.ndarray, budget: int) -> np.ndarray:
-    "Solved-at with unsolved runs at the budget + 1 (ranked after every solved run)."
+    "Solved-at (or first-treasure) episodes with the runs that never got there at the budget + 1 (ranked after all others)."
     s = np.asarray(solved, float)
     return np.where(s > 0, s, budget + 1)
 
@@ -192,7 +192,7 @@ def ablation_table(out: Path) -> str:
             s, f = np.asarray(res[v]['solved_at'][k]), np.asarray(res[v]['first_treasure'][k])
             q = np.percentile(censored(s, budget), [25, 50, 75], method='nearest')
             qs = ' - '.join('max' if x > budget else f'{x:.0f}' for x in q)
-            ft = np.median(np.where(f > 0, f, budget + 1))
+            ft = np.median(censored(f, budget))
             ft = 'never' if not (f > 0).any() else 'max' if ft > budget else f'{ft:.0f}'
             p = ('-', '-') if v == 'pe_dqn' else (f'{fisher_holm[v]:.3g}', f'{mw_holm[v]:.3g}')
             rows.append(f'| {regime} | {LABELS[v]} | {(s > 0).sum()}/{len(s)} | {qs} | {ft} | {p[0]} | {p[1]} |')
@@ -230,7 +230,7 @@ def grid_table(out: Path, prefix: str, sizes, keys: list) -> str:
     boots = {n: load(out, f'{prefix}-boot_dqn-N{n}') for n in sizes}
     def cell(s, f, b):
         med = f'{np.median(s[s > 0]):.0f}' if (s > 0).any() else '-'
-        ft = f'{np.median(np.where(f > 0, f, b + 1)):.0f}' if (f > 0).any() else 'never'
+        ft = f'{np.median(censored(f, b)):.0f}' if (f > 0).any() else 'never'
         return f'{(s > 0).sum()}/{len(s)}, {med}, {ft}'
     for k in keys:
         if k in scores:
@@ -251,7 +251,7 @@ def cause_choice(out: Path) -> tuple:
         for st, solved, first in zip(r['settings'], r['solved_at'], r['first_treasure']):
             rows[(d, st['prior_scale'], st['beta'])] = (np.asarray(solved), np.asarray(first), r['budget'])
     if not rows: return None, rows
-    med = lambda k: np.median(np.where(rows[k][1] > 0, rows[k][1], rows[k][2] + 1))
+    med = lambda k: np.median(censored(rows[k][1], rows[k][2]))
     near = lambda k: (k[0] != 'exact') + (k[1] != 20.) + (k[2] != 5.)
     return min(rows, key=lambda k: (med(k), -(rows[k][0] > 0).sum(), near(k))), rows
 
@@ -264,10 +264,10 @@ def cause_table(out: Path) -> str:
     lines = ['| w_1 | QR prior | β (→ 1 over 333 episodes) | found the treasure | first treasure (25 - 50 - 75th) | '
              'solved within the budget | Mann-Whitney p (first treasure) vs the paper\'s |', '|---|---|---|---|---|---|---|']
     for k, (solved, first, budget) in rows.items():
-        f = np.where(first > 0, first, budget + 1)
+        f = censored(first, budget)
         q = ' - '.join('max' if x > budget else f'{x:.0f}' for x in np.percentile(f, [25, 50, 75], method='nearest'))
         p = '-' if k == paper or paper not in rows else \
-            f"{mannwhitneyu(f, np.where(rows[paper][1] > 0, rows[paper][1], budget + 1)).pvalue:.3g}"
+            f"{mannwhitneyu(f, censored(rows[paper][1], budget)).pvalue:.3g}"
         lines.append(f'| {k[0]} | {k[1]:g} | {k[2]:g} | {(first > 0).sum()}/{len(first)} | {q} | {(solved > 0).sum()}/{len(solved)} | {p} |')
     b = load(out, 'cause-boot_dqn-N10')
     if b:
