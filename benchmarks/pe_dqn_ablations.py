@@ -23,6 +23,11 @@ each job's result written to `--out/<job>.json` as it finishes (atomically), so 
   Its rule, declared before it ran: the earliest median first treasure (never = the budget + 1), ties to more runs
   solved, then to the setting nearest the paper's. **confirm** then runs the paper's setting and the pick (`CHOSEN`,
   filled in by hand from `--report`) on seeds 0-9 at Deep Sea 10 and 14, 1,000 episodes.
+* **bonus** (as `cause`: held-out seeds 1000-1009, Deep Sea 10, 400 episodes, the paper's setting): the bonus
+  members' C51 support [0, bonus_max] at 1 and 16 beside the default 4 (the `cause` job's exact/20/5 row). At
+  initialisation the C51 bonus member's mean is bonus_max / 2 and the QR one's about 0, so the bonus starts near
+  bonus_max / 4 everywhere, while its targets on visited pairs (w_1 of about 1.8 summed over the rest of the episode)
+  exceed it: this asks whether the bonus's starting level against its targets is what delays the first treasure.
 
     python benchmarks/pe_dqn_ablations.py --workers 6                     # every job not yet done (a GPU: ~8 min)
     python benchmarks/pe_dqn_ablations.py --quick --workers 2 --out /tmp/q # a dry run: 2 seeds, 12 episodes
@@ -54,6 +59,7 @@ SELECT_SIZES, TEST_SIZES = (10, 14), (8, 10, 12, 14, 20)
 # about 60, PE-DQN's about 250); the schedule is the one above (over 333 episodes).
 CAUSE_EPISODES = 400
 CAUSE_GRID = [dict(prior_scale=p, beta=b, beta_final=1.) for p in (5., 20.) for b in (1., 5.)]
+BONUS_MAX = (1., 16.)   # beside the default 2 (v_max - v_min) = 4
 CHOSEN = ('exact', 5., 5.)   # the cause study's pick (`--report` prints it): (w_1, prior, β); not yet confirmed
 
 
@@ -65,6 +71,8 @@ def jobs() -> dict:
     js['cause-boot_dqn-N10'] = dict(kind='boot_dqn', size=10, seeds='held_out', episodes=CAUSE_EPISODES)
     js.update({f'confirm-{k}-N{n}': dict(kind='confirm', setting=k, size=n, seeds='test') for k in ('paper', 'chosen')
                for n in (10, 14)})
+    js.update({f'bonus-b{b:g}-N10': dict(kind='bonus', bonus_max=b, size=10, seeds='held_out', episodes=CAUSE_EPISODES)
+               for b in BONUS_MAX})
     for d, n in itertools.product(('exact', 'projected'), SELECT_SIZES):
         js[f'select-{d}-N{n}'] = dict(kind='grid', disagreement=d, size=n, seeds='held_out')
     js.update({f'select-boot_dqn-N{n}': dict(kind='boot_dqn', size=n, seeds='held_out') for n in SELECT_SIZES})
@@ -99,6 +107,9 @@ def experiment(spec: dict, quick: bool):
         d, prior, beta = (PAPER['disagreement'], PAPER['prior_scale'], PAPER['beta']) if spec['setting'] == 'paper' else CHOSEN
         config = pe_dqn_config(disagreement=d, beta_decay_episodes=DECAY)
         settings = [dict(prior_scale=prior, beta=beta, beta_final=1.)]
+    elif spec['kind'] == 'bonus':
+        config = pe_dqn_config(bonus_max=spec['bonus_max'], beta_decay_episodes=DECAY)
+        settings = [dict(prior_scale=PAPER['prior_scale'], beta=PAPER['beta'], beta_final=PAPER['beta_final'])]
     else:
         config = pe_dqn_config(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
         settings = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
@@ -277,12 +288,67 @@ def cause_table(out: Path) -> str:
     return '\n'.join(lines) + f'\n\nchosen by the declared rule: {best}'
 
 
+def summary(solved: np.ndarray, first: np.ndarray, budget: int) -> str:
+    "solved count, solved-at and first treasure quartiles (never = max) as table cells."
+    q = lambda x: ' - '.join('max' if v > budget else f'{v:.0f}'
+                             for v in np.percentile(censored(x, budget), [25, 50, 75], method='nearest'))
+    return f'{(solved > 0).sum()}/{len(solved)} | {q(solved)} | {(first > 0).sum()}/{len(first)} | {q(first)}'
+
+
+def confirm_table(out: Path) -> str:
+    "The cause study's pick against the paper's setting on the tables' seeds (Fisher on solved, MW on solved-at and first)."
+    from scipy.stats import fisher_exact, mannwhitneyu
+    lines = ['| N | setting (w_1, prior, β → 1) | solved | solved-at (25 - 50 - 75th) | found | first treasure (25 - 50 - 75th) '
+             '| Fisher p | MW p solved-at | MW p first treasure |', '|---' * 9 + '|']
+    for n in (10, 14):
+        paper, chosen = load(out, f'confirm-paper-N{n}'), load(out, f'confirm-chosen-N{n}')
+        if paper is None or chosen is None: continue
+        b = paper['budget']
+        get = lambda r: (np.asarray(r['solved_at'][0]), np.asarray(r['first_treasure'][0]))
+        (ps, pf), (cs, cf) = get(paper), get(chosen)
+        fisher = fisher_exact([[(ps > 0).sum(), (ps == 0).sum()], [(cs > 0).sum(), (cs == 0).sum()]])[1]
+        mws = mannwhitneyu(censored(ps, b), censored(cs, b)).pvalue
+        mwf = mannwhitneyu(censored(pf, b), censored(cf, b)).pvalue
+        lines.append(f"| {n} | paper: exact, 20, 5 | {summary(ps, pf, b)} | - | - | - |")
+        lines.append(f"| {n} | pick: {CHOSEN[0]}, {CHOSEN[1]:g}, {CHOSEN[2]:g} | {summary(cs, cf, b)} | {fisher:.3g} | "
+                     f"{mws:.3g} | {mwf:.3g} |")
+        boot = load(out, f'test-boot_dqn-N{n}')
+        if boot: lines.append(f"| {n} | Bootstrapped DQN (prior 5) | {summary(*get(boot), boot['budget'])} | | | |")
+    return '\n'.join(lines)
+
+
+def bonus_table(out: Path) -> str:
+    "The bonus support's top against the default's row of the cause study (same seeds, size and budget)."
+    from scipy.stats import mannwhitneyu
+    base = load(out, 'cause-exact-N10')
+    if base is None: return ''
+    i = next(i for i, st in enumerate(base['settings']) if st['prior_scale'] == 20. and st['beta'] == 5.)
+    rows = {4.: (np.asarray(base['solved_at'][i]), np.asarray(base['first_treasure'][i]))}
+    for bm in BONUS_MAX:
+        r = load(out, f'bonus-b{bm:g}-N10')
+        if r: rows[bm] = (np.asarray(r['solved_at'][0]), np.asarray(r['first_treasure'][0]))
+    b = base['budget']
+    lines = ['| bonus_max (initial bonus ≈ bonus_max / 4) | solved | solved-at (25 - 50 - 75th) | found | '
+             'first treasure (25 - 50 - 75th) | MW p first treasure vs 4 |', '|---' * 6 + '|']
+    for bm in sorted(rows):
+        s, f = rows[bm]
+        p = '-' if bm == 4. else f'{mannwhitneyu(censored(f, b), censored(rows[4.][1], b)).pvalue:.3g}'
+        lines.append(f'| {bm:g} | {summary(s, f, b)} | {p} |')
+    return '\n'.join(lines)
+
+
 def report(out: Path) -> str:
     best, value = select(out)
     parts = ['## Ablations at Deep Sea 12 (seeds 0-9, equal β schedule and budget)', ablation_table(out)]
     if load(out, 'cause-exact-N10') or load(out, 'cause-projected-N10'):
         parts += [f'## The late start: a 2 x 2 x 2 factorial at Deep Sea 10 (seeds 1000-1009, {CAUSE_EPISODES} episodes)',
                   cause_table(out)]
+    if load(out, 'confirm-paper-N10'):
+        parts += ['## Confirmation on the tables\' seeds 0-9 (1,000 episodes): the pick against the paper\'s setting',
+                  confirm_table(out)]
+    if load(out, 'bonus-b1-N10') or load(out, 'bonus-b16-N10'):
+        parts += [f'## The bonus\'s starting level: bonus_max at Deep Sea 10 (seeds 1000-1009, {CAUSE_EPISODES} episodes, '
+                  'the paper\'s setting)', bonus_table(out)]
     if best:
         ranked = sorted(value, key=value.get)
         parts += ['## Held-out selection (seeds 1000-1009, Deep Sea 10 and 14): the best 6, the paper\'s setting',
