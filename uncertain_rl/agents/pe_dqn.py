@@ -140,12 +140,12 @@ class PEDQNConfig(ReplayLearnerConfig):
             raise ValueError(f"v_min must be below v_max, got v_min={self.v_min!r}, v_max={self.v_max!r}")
 
 
-PE_DQN_SMALL = dict(hidden_sizes=(128,), num_atoms=51)    # the default network, on every machine
-PE_DQN_PAPER = dict(hidden_sizes=(512,), num_atoms=101)   # the paper's (Table 4): the preset `paper`
+PE_DQN_SMALL = dict(hidden_sizes=(128,), num_atoms=51, prior_scale=5.)    # the default, on every machine (prior: below)
+PE_DQN_PAPER = dict(hidden_sizes=(512,), num_atoms=101, prior_scale=20.)  # the paper's (Table 4): the preset `paper`
 
 
 def pe_dqn_config(**overrides) -> PEDQNConfig:
-    "The registry's config: the paper's settings with the default network (`PE_DQN_SMALL`), then `overrides`."
+    "The registry's config: the paper's settings with the default network and prior (`PE_DQN_SMALL`), then `overrides`."
     return PEDQNConfig(**{**PE_DQN_SMALL, **overrides})
 
 
@@ -321,7 +321,7 @@ PE_DQN_SUPPORTS = {'deep_sea_stochastic': dict(v_min=-4., v_max=4.), 'chain': di
 ENTRIES = (AgentEntry(
     'pe_dqn', PEDQNConfig, make_pe_dqn, 'PE-DQN: a QR + C51 projection ensemble, acting on mean + β·propagated w_1 bonus',
     defaults=PE_DQN_SMALL, options=('prior_scale', 'beta', 'ablation'),
-    presets=(Preset('paper', PE_DQN_PAPER, (), "the paper's network (Table 4): one hidden layer of 512 units, K = 101"),
+    presets=(Preset('paper', PE_DQN_PAPER, (), "the paper's network and prior (Table 4): one hidden layer of 512 units, K = 101, QR prior 20"),
              *(Preset(f'support_{env}', support, (env,), "a C51 support that holds this environment's returns")
                for env, support in PE_DQN_SUPPORTS.items())),
     signals=(ENSEMBLE_SIGNALS[0],
