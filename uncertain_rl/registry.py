@@ -254,12 +254,14 @@ def agent_signals() -> list:
 
 
 def docs_sections() -> list:
-    "The documentation's method sections, one per caption, in the order of their notebooks (the numbers)."
+    """The documentation's method sections, one per caption, in the order of their notebooks (the numbers): agents that
+    name the same caption share the section, their notebooks merged in that order (a module adds its own notebook)."""
     sections = {}
     for a in catalog()['agents']:
-        if a['docs'] and a['docs']['caption'] not in sections:
-            sections[a['docs']['caption']] = DocsSection(a['docs']['caption'], tuple(a['docs']['notebooks']))
-    return sorted(sections.values(), key=lambda s: s.notebooks[:1])
+        if a['docs']:
+            names = sections.setdefault(a['docs']['caption'], [])
+            names += [n for n in a['docs']['notebooks'] if n not in names]
+    return sorted((DocsSection(c, tuple(sorted(n))) for c, n in sections.items()), key=lambda s: s.notebooks[:1])
 
 
 def top_level_exports() -> dict:
