@@ -11,12 +11,12 @@ SCRIPT = """
 import json, sys, jax, numpy as np
 hits = []
 jax.monitoring.register_event_listener(lambda name, **kw: hits.append(name) if 'cache_hits' in name else None)
-from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
+from uncertain_rl.agents.dqn import DQNConfig, make_dqn
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.loops import TrainConfig, run_chunked, train
 env = DeepSea(5, mapping_seed=42)
-run = train(TrainConfig(env, make_boot_dqn(BootDQNConfig(), gymnax_spec(env)), 500, 100))
+run = train(TrainConfig(env, make_dqn(DQNConfig(), gymnax_spec(env)), 500, 100))
 res = run_chunked(run, jax.vmap(jax.random.PRNGKey)(np.arange(2)), num_chunks=2, progress=False)
 print(json.dumps(dict(hits=len(hits), cache=res.layout['compilation_cache'],
                       returns=np.asarray(res.logs['episode_return']).tolist())))
@@ -32,20 +32,13 @@ def _train(cache: str | None, **env_vars) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_second_process_loads_the_programs_and_gives_the_same_results(tmp_path):
-    cache = tmp_path / 'cache'
-    first = _train(str(cache))
-    assert first['cache'] == str(cache) and first['hits'] == 0
-    assert list(cache.iterdir()), 'nothing was written to the cache'
-    second = _train(str(cache))
-    assert second['hits'] >= 1, second['hits']
-    assert second['returns'] == first['returns']
-
-
-def test_on_by_default_in_the_user_cache_and_off_writes_nothing(tmp_path):
-    default = _train(None, XDG_CACHE_HOME=str(tmp_path / 'a'))
-    assert default['cache'] == str(tmp_path / 'a' / 'uncertain_rl' / 'jax')
-    assert list((tmp_path / 'a' / 'uncertain_rl' / 'jax').iterdir())
-    off = _train('off', XDG_CACHE_HOME=str(tmp_path / 'b'))
-    assert off['cache'] == 'off' and off['hits'] == 0 and not (tmp_path / 'b' / 'uncertain_rl').exists()
-    assert off['returns'] == default['returns']
+def test_on_by_default_loaded_by_the_next_process_with_the_same_results_and_off_writes_nothing(tmp_path):
+    cache = tmp_path / 'home' / 'uncertain_rl' / 'jax'
+    first = _train(None, XDG_CACHE_HOME=str(tmp_path / 'home'))          # on by default, in the user's cache
+    assert first['cache'] == str(cache) and first['hits'] == 0 and list(cache.iterdir())
+    second = _train(None, XDG_CACHE_HOME=str(tmp_path / 'home'))
+    assert second['hits'] >= 1, second['hits']                            # loaded, not compiled
+    assert second['returns'] == first['returns']                          # bit for bit
+    off = _train('off', XDG_CACHE_HOME=str(tmp_path / 'other'))
+    assert off['cache'] == 'off' and off['hits'] == 0 and not (tmp_path / 'other' / 'uncertain_rl').exists()
+    assert off['returns'] == first['returns']
