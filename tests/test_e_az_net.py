@@ -2,9 +2,11 @@
 vmapped seeds equal separate runs, the command line (snapshots with RND's novelty; one-line exit 2), and learning on
 Deep Sea 14 (fast) and 20 (R2, slow).
 
-Seeds are PRNGKey(0 .. n-1), action map 42. Measured (2 CPU cores, 5 seeds, Deep Sea 14, 4,200 steps = 300 episodes):
-learned E-AZ first finds the treasure at episodes 32, 40, 58 and 294 (4 of 5 seeds; solved 1 of 5 within the budget);
-learned AZ never finds it. Thresholds: E-AZ finds it in >= 3 of 5, AZ in <= 1 of 5.
+Seeds are PRNGKey(0 .. n-1), action map 42. Measured (2 CPU cores):
+- Deep Sea 8, 800 steps (100 episodes), 3 seeds (the default run): learned E-AZ first finds the treasure at episodes
+  32, 46 and 50; learned AZ never. Thresholds: E-AZ >= 2 of 3, AZ <= 1 of 3.
+- Deep Sea 14, 4,200 steps (300 episodes), 5 seeds (slow): learned E-AZ at 32, 40, 58 and 294 (4 of 5; solved 1 of 5
+  within the budget); learned AZ never. Thresholds: E-AZ >= 3 of 5, AZ <= 1 of 5.
 """
 import jax
 import numpy as np
@@ -27,22 +29,16 @@ def _run(mode, size, steps, seeds, **overrides):
     return run, keys, run_chunked(run, keys, num_chunks=2, progress=False)
 
 
-def test_vmapped_seeds_equal_single_runs_and_compile_once():
+def test_whole_run_compiles_once():
+    "Chunks of one compiled scan over vmapped seeds (vmapped seeds equal separate runs: tested in the notebook, with β)."
     traces = []
     env = DeepSea(5, mapping_seed=42)
     agent = make_e_az_net(e_az_net_config('e_az', simulations=4), gymnax_spec(env))
     act = agent.act
     counted = agent._replace(act=lambda *a: (traces.append(1), act(*a))[1])
     run = train(TrainConfig(env, counted, num_steps=100, max_episodes=20))
-    keys = jax.vmap(jax.random.PRNGKey)(np.arange(2))
-    res = run_chunked(run, keys, num_chunks=4, progress=False)
+    run_chunked(run, jax.vmap(jax.random.PRNGKey)(np.arange(2)), num_chunks=4, progress=False)
     assert len(traces) <= 3, len(traces)        # init's metric probe, the compiled chunk (and its abstract evaluation)
-    single = jax.jit(run.run)
-    for i in range(2):
-        state, logs = single(keys[i])
-        np.testing.assert_array_equal(np.asarray(state.replay.data['action']),
-                                      np.asarray(res.agent_state.replay.data['action'])[i])
-        np.testing.assert_allclose(np.asarray(logs['episode_return']), res.logs['episode_return'][i], atol=1e-6)
 
 
 def test_cli_trains_e_az_net_with_snapshots(tmp_path, capsys):
@@ -66,15 +62,18 @@ def test_bad_options_exit_2_in_one_line(tmp_path, capsys, args, word):
     assert len(err.splitlines()) == 1 and word in err, err
 
 
-def test_learned_e_az_finds_deep_sea_14_and_learned_az_does_not():
-    "Seeds 0-4, Deep Sea 14, 4,200 steps: learned E-AZ finds the treasure in >= 3 of 5 seeds, learned AZ in <= 1."
+@pytest.mark.parametrize('size, steps, seeds, need', [
+    (8, 800, 3, 2),                                                     # the default run's learning test (100 episodes)
+    pytest.param(14, 4200, 5, 3, marks=pytest.mark.slow)])              # 300 episodes
+def test_learned_e_az_finds_the_treasure_and_learned_az_does_not(size, steps, seeds, need):
+    "Seeds 0 .. n-1: learned E-AZ finds the treasure in >= `need` seeds, learned AZ in <= 1."
     found = {}
     for mode in ('e_az', 'az'):
-        _, _, res = _run(mode, 14, 4200, 5)
+        _, _, res = _run(mode, size, steps, seeds)
         first = first_treasure_episode(res.logs['denoised_return'])
         found[mode] = int((first > 0).sum())
         print(mode, 'first treasure episodes', first, 'solved at', solved_at(res.logs['total_bad_episodes']))
-    assert found['e_az'] >= 3 and found['az'] <= 1, found
+    assert found['e_az'] >= need and found['az'] <= 1, found
 
 
 @pytest.mark.slow
