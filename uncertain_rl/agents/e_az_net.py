@@ -151,13 +151,12 @@ def e_az_net_losses(heads: EAZHeads, params: dict, batch: dict, size: int) -> di
 # %% ../../nbs/63_e_az_net.ipynb #ez427f1b
 @struct.dataclass
 class EAZNetState:
-    "The heads (online and target), RND, the tables they give at every cell, counters, the episode and the replay."
+    "The heads, RND, their tables at every cell (now and at the last target copy), counters, episode and replay."
     params: dict               # the heads' parameters
-    target_params: dict        # their copy for the value and UBE bootstraps, refreshed every `target_period` updates
     opt_state: Any
     rnd: RNDState
     tables: dict               # `network_tables` of the online heads and RND, refreshed after every update
-    target_tables: dict        # ... of the target heads
+    target_tables: dict        # ... as of the last copy (every `target_period` updates): the target heads' value and UBE
     updates: jax.Array
     episodes: jax.Array
     root_value: jax.Array      # the last acting search's root value, its sigma_V and its visit distribution
@@ -199,7 +198,7 @@ def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
         r = rnd_init(rnd, k_rnd, 2 * size + A)
         tables = tables_of(p, r)
         episode = empty_net_episode(size, A)
-        return EAZNetState(p, p, optimizer.init(p), r, tables, tables, jnp.int32(0), jnp.int32(0), jnp.float32(0.),
+        return EAZNetState(p, optimizer.init(p), r, tables, tables, jnp.int32(0), jnp.int32(0), jnp.float32(0.),
                            jnp.float32(0.), jnp.zeros(A, jnp.float32), episode, jnp.int32(0),
                            replay_init(episode, config.replay_episodes), hparams)
 
@@ -281,10 +280,9 @@ def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
         r, _ = rnd_update(rnd, state.rnd, pairs)
         n = state.updates + 1
         copy = n % config.target_period == 0
-        target = jax.tree.map(lambda new, old: jnp.where(copy, new, old), p, state.target_params)
         tables = tables_of(p, r)
         target_tables = jax.tree.map(lambda new, old: jnp.where(copy, new, old), tables, state.target_tables)
-        return state.replace(params=p, target_params=target, opt_state=opt_state, rnd=r, tables=tables,
+        return state.replace(params=p, opt_state=opt_state, rnd=r, tables=tables,
                              target_tables=target_tables, updates=n)
 
     def observe(state, tr, key):
