@@ -89,3 +89,37 @@ def test_cli_devices_bad_input(capsys):
         assert main(['train', '--devices', bad, '--episodes', '1', '--no-progress']) == 2
         err = capsys.readouterr().err
         assert err.startswith('uncertain-rl: error: --devices') and err.count('\n') == 1, err
+
+
+DEFAULT_LAYOUT = """
+import json, sys
+if sys.argv[1] == 'import':
+    import uncertain_rl, uncertain_rl.loops, uncertain_rl.experiments, jax
+    print(json.dumps(dict(devices=jax.device_count())))
+else:
+    from uncertain_rl.experiments import Experiment, run
+    res = run(Experiment('dqn', 'deep_sea', episodes=4, size=4, seeds=4, eval_every=0, snapshots=0, num_chunks=1))
+    print(json.dumps(res.layout))
+"""
+
+
+def default_layout(what: str, **env) -> dict:
+    base = {k: v for k, v in os.environ.items() if k not in ('UNCERTAIN_RL_CPU_DEVICES', 'XLA_FLAGS')}
+    out = subprocess.run([sys.executable, '-c', DEFAULT_LAYOUT, what], env=dict(base, JAX_PLATFORMS='cpu', **env),
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_default_cpu_layout():
+    """Importing the package leaves JAX's device count alone; `experiments.run` (so the command line) gives the CPU one
+    device per core before JAX starts and records the choice; `UNCERTAIN_RL_CPU_DEVICES=1` keeps one device."""
+    assert default_layout('import') == dict(devices=1)
+    cores = os.cpu_count() or 1
+    layout = default_layout('run')
+    assert layout['devices'] == min(4, cores) and layout['cpu_devices'].startswith('one per core'), layout
+    layout = default_layout('run', UNCERTAIN_RL_CPU_DEVICES='1')
+    assert layout['devices'] == 1 and 'UNCERTAIN_RL_CPU_DEVICES' in layout['cpu_devices'], layout
+    bad = subprocess.run([sys.executable, '-c', DEFAULT_LAYOUT, 'run'], capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, UNCERTAIN_RL_CPU_DEVICES='many', JAX_PLATFORMS='cpu'))
+    assert bad.returncode != 0 and "UNCERTAIN_RL_CPU_DEVICES must be 'cores' or a count" in bad.stderr

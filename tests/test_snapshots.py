@@ -42,7 +42,7 @@ def test_every_agent_records_the_signals_it_declares():
     Shapes only (`jax.eval_shape`): nothing compiles."""
     from uncertain_rl.registry import make_agent, runs_on
     from uncertain_rl.envs.deep_sea import DeepSea
-    from uncertain_rl.loops import LOOP_SIGNALS
+    from uncertain_rl.loops import AGENT_OWNED, LOOP_SIGNALS
     env = DeepSea(5)
     cells, C = env.cells(env.default_params), 25
     for name, entry in AGENTS.items():
@@ -50,7 +50,10 @@ def test_every_agent_records_the_signals_it_declares():
         agent = make_agent(name, agent_config(name, 'deep_sea'), gymnax_spec(env))
         obs = env.reset(jax.random.PRNGKey(0), env.default_params)[0]
         state = jax.eval_shape(lambda k: agent.init(k, obs, agent.hparams), jax.random.PRNGKey(0))
-        recorded = jax.eval_shape(agent.cell_signals, state, cells)
+        recorded = dict(jax.eval_shape(agent.cell_signals, state, cells))
+        owned = {k: recorded.pop(k) for k in AGENT_OWNED if k in recorded}   # the loop's own entries, computed by the agent
+        assert set(owned) in (set(), set(AGENT_OWNED)), (name, sorted(owned))
+        if owned: assert owned['greedy'].shape == (C,) and owned['greedy_path'].shape == (cells.path_length,), owned
         declared = {s.name: s for s in entry.signals}
         assert set(recorded) == set(declared), (name, sorted(recorded), sorted(declared))
         for key, signal in declared.items():

@@ -44,8 +44,9 @@ def fingerprint(x) -> dict:
 def run_case(agent_name: str, overrides: dict, env_name: str) -> dict:
     "Train the case (its agent's config with `overrides`, no environment preset) and fingerprint state and logs."
     from uncertain_rl.base import gymnax_spec
-    from uncertain_rl.loops import TrainConfig, train
+    from uncertain_rl.loops import TrainConfig, train, use_unrolled_threefry
     from uncertain_rl.registry import agent_config, make_agent, make_env
+    use_unrolled_threefry()             # as run_chunked compiles runs (the same bits as JAX's rolled loop: tested)
     env = make_env(env_name, ENV_SIZES.get(env_name, 1), 42)
     agent = make_agent(agent_name, agent_config(agent_name, **overrides), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=STEPS, max_episodes=STEPS))

@@ -56,7 +56,3 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list: return sorted(set(globals()) | set(__all__))
-
-
-if os.environ.get('UNCERTAIN_RL_CPU_DEVICES'):   # one CPU device per core: must be set before JAX starts
-    importlib.import_module(f'{__name__}.loops').cpu_devices_from_env()

@@ -562,9 +562,12 @@ def logits_from_probs(probs):
 
 
 def add_dirichlet_noise(rng_key, probs, *, dirichlet_alpha, dirichlet_fraction):
-    "Mix `probs [B, A]` with `Dir(alpha)` noise, a fraction `dirichlet_fraction` of it."
+    """Mix `probs [B, A]` with `Dir(alpha)` noise, a fraction `dirichlet_fraction` of it. A fraction that is a Python
+    zero draws nothing: `(1 - 0) p + 0 · noise` is `p` exactly, and the program keeps no Gamma sampler (a rejection
+    loop that is most of a search's code)."""
     chex.assert_rank(probs, 2)
     chex.assert_type([dirichlet_alpha, dirichlet_fraction], float)
+    if isinstance(dirichlet_fraction, (int, float)) and dirichlet_fraction == 0: return probs
     batch_size, num_actions = probs.shape
     noise = jax.random.dirichlet(rng_key, alpha=jnp.full([num_actions], fill_value=dirichlet_alpha),
                                  shape=(batch_size,))

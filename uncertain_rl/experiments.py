@@ -23,7 +23,8 @@ import numpy as np
 
 from .base import AgentEntry, EnvEntry, gymnax_spec
 from .checks import check_choice, check_int
-from .loops import TrainConfig, episode_bounds, largest_divisor, run_chunked, select_devices, train
+from .loops import (TrainConfig, default_cpu_devices, episode_bounds, largest_divisor, run_chunked,
+                               select_devices, train)
 from .metrics import best_moving_average, role_returns
 from . import registry, rundir
 
@@ -333,6 +334,7 @@ def _run_bsuite(prep: Prepared, progress: _Progress, show: bool) -> RunResult:
 def run(experiment: Experiment, out=None, progress: bool = False, **summary_extra) -> RunResult:
     """Train `experiment`; with `out`, write its run directory (see above). `summary_extra` (e.g. `command=...`)
     goes into `summary.json`. Raises `RunInterrupted` (a `KeyboardInterrupt`) with the partial result."""
+    default_cpu_devices()                     # one CPU device per core, before anything starts JAX
     prep = prepare(experiment)
     if out is not None:
         out = Path(out)

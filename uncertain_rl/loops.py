@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['BSUITE_INFO_KEYS', 'EVAL_STREAM', 'COMPILATION_CACHE_ENV', 'CACHE_MIN_COMPILE_SECONDS', 'RUN_AXIS', 'DEVICE_AXIS',
-           'CPU_DEVICES_ENV', 'SNAPSHOT_STREAM', 'LOOP_SIGNALS', 'episode_bounds', 'LoopCarry', 'TrainConfig', 'Run',
-           'train', 'default_cache_dir', 'use_compilation_cache', 'any_run', 'ChunkedResult', 'largest_divisor',
-           'run_chunked', 'use_cpu_cores', 'cpu_devices_from_env', 'select_devices', 'RunLayout', 'run_layout',
-           'lay_out', 'on_devices', 'gather_runs', 'run_sharded', 'greedy_episode', 'greedy_returns', 'init_tracks',
-           'track_cells', 'greedy_path', 'cell_snapshot']
+           'CPU_DEVICES_ENV', 'SNAPSHOT_STREAM', 'LOOP_SIGNALS', 'AGENT_OWNED', 'episode_bounds', 'LoopCarry',
+           'TrainConfig', 'Run', 'train', 'default_cache_dir', 'use_compilation_cache', 'use_unrolled_threefry',
+           'any_run', 'ChunkedResult', 'largest_divisor', 'run_chunked', 'use_cpu_cores', 'default_cpu_devices',
+           'select_devices', 'RunLayout', 'run_layout', 'lay_out', 'on_devices', 'gather_runs', 'run_sharded',
+           'greedy_episode', 'greedy_returns', 'init_tracks', 'track_cells', 'greedy_path', 'cell_snapshot']
 
 # %% ../nbs/06_loops.ipynb #d3a869f0
 import math
@@ -113,7 +113,7 @@ def train(config: TrainConfig) -> Run:
     "Build the training run of `config`: `run(key, hparams)` is pure, jittable and vmappable over keys and hparams."
     env, agent, max_eps = config.env, config.agent, config.max_episodes
     env_params = env.default_params if config.env_params is None else config.env_params
-    cells = env.cells(env_params) if config.snapshot_every else None
+    cells = lambda: env.cells(env_params)     # traced where used: part of the compiled program, not run eagerly
 
     def init(key, hparams=None):
         hparams = agent.hparams if hparams is None else hparams
@@ -134,7 +134,7 @@ def train(config: TrainConfig) -> Run:
         carry = LoopCarry(key, env_state, obs, agent_state, jnp.float32(0.), jnp.int32(0), zeros, jnp.int32(0), logs,
                           jnp.int32(0), evals)
         if not config.snapshot_every: return carry
-        carry = carry._replace(tracks=init_tracks(cells, env.action_space(env_params).n))
+        carry = carry._replace(tracks=init_tracks(cells(), env.action_space(env_params).n))
         row = snapshot_row(carry)                                        # snapshot 0: before training
         return carry._replace(snapshots={k: jnp.zeros((config.num_snapshots, *v.shape), v.dtype).at[0].set(v)
                                          for k, v in row.items()})
@@ -178,7 +178,7 @@ def train(config: TrainConfig) -> Run:
     def snapshot_row(carry: LoopCarry) -> dict:
         "Every cell's arrays now (see Snapshots), drawn from a key stream of their own."
         key = jax.random.fold_in(carry.key, SNAPSHOT_STREAM)
-        row = cell_snapshot(env, agent, carry.agent_state, cells, key, env_params)
+        row = cell_snapshot(env, agent, carry.agent_state, cells(), key, env_params)
         return dict(row, step=carry.step, episode=carry.episode, visits=carry.tracks['visits'],
                     last_path=carry.tracks['last_path'])
 
@@ -254,6 +254,23 @@ def use_compilation_cache(path: str | None = None) -> str | None:
     _compilation_cache['dir'] = chosen
     return chosen
 
+# %% ../nbs/06_loops.ipynb #lp0tfry1
+_threefry_rule = {}                  # the lowering installed on the CPU: 'unrolled' or 'rolled'
+
+
+def use_unrolled_threefry(unrolled: bool = True) -> bool:
+    """Lower JAX's Threefry hash on the CPU written out (`unrolled`, as on GPUs) or as JAX's loop of 5 iterations.
+    The bits drawn are the same either way. Returns False where JAX's lowering rules are not where expected."""
+    if _threefry_rule.get('cpu') == ('unrolled' if unrolled else 'rolled'): return True
+    try:
+        from jax._src.random import threefry2x32 as tf
+        from jax._src.interpreters import mlir
+        rule = tf._threefry2x32_lowering_rule if unrolled else tf._threefry2x32_cpu_lowering_rule
+        mlir.register_lowering(tf.threefry2x32_p, rule, platform='cpu')
+    except (ImportError, AttributeError): return False
+    _threefry_rule['cpu'] = 'unrolled' if unrolled else 'rolled'
+    return True
+
 # %% ../nbs/06_loops.ipynb #adac65a8
 RUN_AXIS = 'runs'
 
@@ -298,6 +315,7 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
     chunk_steps = cfg.num_steps // chunks
     layout = run_layout(len(keys), devices)
     cache = use_compilation_cache()                            # compile once per machine (above)
+    use_unrolled_threefry()                                    # random draws without a loop on a CPU (above)
     start = time.perf_counter()
     carry = on_devices(run.init, layout, (True, batched_hparams))(lay_out(keys, layout),
                                                                     lay_out(hparams, layout, batched_hparams))
@@ -322,20 +340,21 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
                       f"(raise max_episodes to log them all)", stacklevel=2)
     agent_state, evals, snapshots = gather_runs((carry.agent_state, carry.evals, carry.snapshots), layout)
     return ChunkedResult(agent_state, logs, evals, episodes, compile_seconds, time.perf_counter() - start, snapshots,
-                         dict(layout.describe(), compilation_cache=cache or 'off'))
+                         dict(layout.describe(), compilation_cache=cache or 'off',
+                              cpu_devices=_cpu_devices.get('how', 'as JAX chose')))
 
 # %% ../nbs/06_loops.ipynb #baa1f4ee
 DEVICE_AXIS = 'devices'
 
 
-CPU_DEVICES_ENV = 'UNCERTAIN_RL_CPU_DEVICES'   # 'cores' or a count: `import uncertain_rl` calls `use_cpu_cores`
+CPU_DEVICES_ENV = 'UNCERTAIN_RL_CPU_DEVICES'   # 'cores' (the default) or a count ('1': one CPU device)
+_cpu_devices = {}                               # how this process's CPU devices were chosen (see default_cpu_devices)
 
 
 def use_cpu_cores(count: int | None = None) -> bool:
     """Give JAX's CPU backend `count` devices (default: one per core), so that runs can be laid over the cores.
-    Call it before JAX starts (`import uncertain_rl` does, when the environment variable `UNCERTAIN_RL_CPU_DEVICES`
-    is `cores` or a count). Skipped (False) when the count was already chosen (`jax_num_cpu_devices` or
-    `XLA_FLAGS=--xla_force_host_platform_device_count`) or JAX's backends have already started."""
+    Call it before JAX starts (`default_cpu_devices` does). Skipped (False) when the count was already chosen
+    (`jax_num_cpu_devices` or `XLA_FLAGS=--xla_force_host_platform_device_count`) or JAX's backends have started."""
     import os
     if 'xla_force_host_platform_device_count' in os.environ.get('XLA_FLAGS', ''): return False
     if jax.config.jax_num_cpu_devices != -1: return False
@@ -344,14 +363,20 @@ def use_cpu_cores(count: int | None = None) -> bool:
     return True
 
 
-def cpu_devices_from_env() -> bool:
-    "`use_cpu_cores` as `UNCERTAIN_RL_CPU_DEVICES` asks ('cores' or a count; unset: nothing)."
+def default_cpu_devices() -> str:
+    """The CPU's devices for our runs, chosen once per process before JAX starts: as `UNCERTAIN_RL_CPU_DEVICES` says
+    ('cores' or a count), else one device per core. `experiments.run` (so the command line) calls it first;
+    `import uncertain_rl` does not. Returns how the count was chosen, which `run_chunked` records in the layout."""
     import os
-    value = os.environ.get(CPU_DEVICES_ENV, '')
-    if not value: return False
-    if value != 'cores' and not value.isdigit():
-        raise ValueError(f"{CPU_DEVICES_ENV} must be 'cores' or a count, got {value!r}")
-    return use_cpu_cores(None if value == 'cores' else int(value))
+    if 'how' in _cpu_devices: return _cpu_devices['how']
+    value = os.environ.get(CPU_DEVICES_ENV, '') or 'cores'
+    if value != 'cores' and not (value.isdigit() and int(value) >= 1):
+        raise ValueError(f"{CPU_DEVICES_ENV} must be 'cores' or a count of at least 1, got {value!r}")
+    if use_cpu_cores(None if value == 'cores' else int(value)):
+        how = f'one per core ({os.cpu_count()})' if value == 'cores' else f'{value} ({CPU_DEVICES_ENV})'
+    else: how = 'as set before uncertain_rl chose (JAX had started, or its device count was given)'
+    _cpu_devices['how'] = how
+    return how
 
 
 def select_devices(devices='all') -> list:
@@ -461,6 +486,7 @@ SNAPSHOT_STREAM = 0x736e   # folded into the loop's key for snapshots (greedy ti
 LOOP_SIGNALS = (           # how the viewer shows the snapshot arrays the loop records for every agent
     Signal('visits', 'visits', 'count', help='training visits to the cell so far'),
     Signal('greedy', 'greedy action', 'action', per_action=False, help='1 where the greedy action moves right'))
+AGENT_OWNED = ('greedy', 'greedy_path')   # entries an agent's cell_signals may compute itself: then the loop does not
 
 
 def init_tracks(cells: Cells, num_actions: int) -> dict:
@@ -483,11 +509,15 @@ def greedy_path(env, agent: Agent, agent_state, key: jax.Array, length: int, env
 
 
 def cell_snapshot(env, agent: Agent, agent_state, cells: Cells, key: jax.Array, env_params) -> dict:
-    "The per-cell arrays of one snapshot that depend on the agent: its greedy action and path, and its `cell_signals`."
+    """The per-cell arrays of one snapshot that depend on the agent: its greedy action and path, and its `cell_signals`.
+    An agent whose `cell_signals` returns `greedy` and `greedy_path` itself (computed in its own batch) is not asked
+    again (see `AGENT_OWNED`)."""
     k_greedy, k_path = jax.random.split(key)
     C = cells.obs.shape[0]
-    greedy = jax.vmap(agent.greedy, in_axes=(None, 0, 0))(agent_state, cells.obs, jax.random.split(k_greedy, C))
-    row = dict(greedy=greedy.astype(jnp.int32),
-               greedy_path=greedy_path(env, agent, agent_state, k_path, cells.path_length, env_params))
-    if agent.cell_signals is not None: row.update(agent.cell_signals(agent_state, cells))
+    row = dict(agent.cell_signals(agent_state, cells)) if agent.cell_signals is not None else {}
+    if 'greedy' not in row:
+        row['greedy'] = jax.vmap(agent.greedy, in_axes=(None, 0, 0))(agent_state, cells.obs, jax.random.split(k_greedy, C))
+    if 'greedy_path' not in row:
+        row['greedy_path'] = greedy_path(env, agent, agent_state, k_path, cells.path_length, env_params)
+    row['greedy'] = row['greedy'].astype(jnp.int32)
     return row

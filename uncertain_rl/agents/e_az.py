@@ -195,7 +195,7 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
         h = state.hparams
         return epistemic_muzero_policy(state, key, root_fn(state, row, col, eta_in), recurrent_fn, config.simulations,
                                        beta=beta, aggregation=config.aggregation,
-                                       dirichlet_fraction=noise * h.dirichlet_fraction,
+                                       dirichlet_fraction=noise * h.dirichlet_fraction if noise else 0.,
                                        dirichlet_alpha=h.dirichlet_alpha, temperature=h.temperature)
 
     def explores(state):        # odd episodes explore (E-AZ, AZ + UBE); AZ never does
@@ -218,7 +218,7 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
         row, col = deep_sea_position(obs)
         explore = explores(state)
         beta = jnp.where(explore & (mode == 'e_az'), state.hparams.beta, 0.)
-        out = search(state, key, row[None], col[None], beta, jnp.float32(mode == 'az'), incoming_novelty(state)[None])
+        out = search(state, key, row[None], col[None], beta, float(mode == 'az'), incoming_novelty(state)[None])
         summary = out.search_tree.summary()
         chosen = jnp.argmax(summary.visit_counts[0])
         if mode == 'az_ube':
@@ -282,13 +282,26 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
         out = search(state, key, row[None], col[None], 0., 0.)
         return jnp.argmax(out.search_tree.summary().visit_counts[0]).astype(jnp.int32)
 
+    def greedy_walk(greedy):
+        "The cells `r N + c` of the episode that takes `greedy[cell]` from (0, 0), walked with the true model."
+        def step(cell, _):
+            row, col = jnp.divmod(cell, size)
+            nrow, ncol, _ = deep_sea_step(params, size, row, col, greedy[cell])
+            return nrow * size + ncol, cell
+        return jax.lax.scan(step, jnp.int32(0), None, length=size)[1]
+
     def cell_signals(state, cells: Cells):
-        "The exploratory search from every cell (one batch): its root sigma_V, sigma_q and visits; and the UBE table."
+        """One batch of searches from every cell, twice: exploratory (the root sigma_V, sigma_q and visits) and greedy
+        (beta = 0: each cell's greedy action, and the greedy path walked from it); and the UBE table."""
         row, col = jax.vmap(deep_sea_position)(cells.obs)
+        C = row.shape[0]
         beta = state.hparams.beta if mode == 'e_az' else jnp.float32(0.)
-        out = search(state, jax.random.PRNGKey(0), row, col, beta, 0.)
-        return dict(root_value_std=out.epistemic_summary.value_std, root_q_std=out.epistemic_summary.qvalues_std,
-                    search_visits=out.search_tree.summary().visit_counts, ube=state.ube[row, col])
+        betas = jnp.concatenate([jnp.full(C, beta, jnp.float32), jnp.zeros(C, jnp.float32)])
+        out = search(state, jax.random.PRNGKey(0), jnp.tile(row, 2), jnp.tile(col, 2), betas, 0.)
+        visits = out.search_tree.summary().visit_counts
+        greedy = jnp.argmax(visits[C:], axis=-1).astype(jnp.int32)
+        return dict(root_value_std=out.epistemic_summary.value_std[:C], root_q_std=out.epistemic_summary.qvalues_std[:C],
+                    search_visits=visits[:C], ube=state.ube[row, col], greedy=greedy, greedy_path=greedy_walk(greedy))
 
     return Agent(lambda key, obs, hparams: init_e_az(size, hparams, config.replay_episodes), act, observe, greedy, config.hparams(),
                  cell_signals)

@@ -206,7 +206,7 @@ def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
         h = state.hparams
         return epistemic_muzero_policy((state.tables, use_prior), key, root_fn(state.tables, use_prior, row, col, eta_in),
                                        recurrent_fn, config.simulations, beta=beta, aggregation=config.aggregation,
-                                       dirichlet_fraction=noise * h.dirichlet_fraction,
+                                       dirichlet_fraction=noise * h.dirichlet_fraction if noise else 0.,
                                        dirichlet_alpha=h.dirichlet_alpha, temperature=h.temperature)
 
     def explores(state):        # odd episodes explore (E-AZ, AZ + UBE); AZ never does
@@ -229,7 +229,7 @@ def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
         explore = explores(state)
         beta = jnp.where(explore & (mode == 'e_az'), state.hparams.beta, 0.)
         # Table 4, "disabled policy in exploration": exploratory searches use a uniform prior
-        out = search(state, key, row[None], col[None], beta, jnp.float32(mode == 'az'), ~explore,
+        out = search(state, key, row[None], col[None], beta, float(mode == 'az'), ~explore,
                      incoming_novelty(state)[None])
         summary = out.search_tree.summary()
         chosen = jnp.argmax(summary.visit_counts[0])
