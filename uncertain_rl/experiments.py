@@ -53,6 +53,7 @@ class Experiment:
     stop_when: Any = None              # 'solved': once every run has solved by the environment's rule; or logs -> bool
 
     def __post_init__(self):
+        default_cpu_devices()      # before the agent's or environment's module can start JAX (gymnax's import does)
         if (self.episodes is None) == (self.steps is None):
             raise ValueError(f"give the budget as episodes=N or steps=N (exactly one), got episodes={self.episodes!r}, "
                              f"steps={self.steps!r}")
