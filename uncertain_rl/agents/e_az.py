@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['EAZ_MODES', 'VALUE_TARGETS', 'EAZ_PRESETS', 'E_AZ_SIGNALS', 'ENTRIES', 'EAZConfig', 'e_az_config',
-           'deep_sea_position', 'deep_sea_step', 'EAZState', 'horizon_table', 'search_model', 'empty_episode',
-           'init_e_az', 'ube_target', 'n_step_value_target', 'one_step_value_target', 'batch_mean_update',
-           'root_ube_scores', 'make_e_az']
+           'deep_sea_position', 'deep_sea_step', 'deep_sea_greedy_path', 'EAZState', 'horizon_table', 'search_model',
+           'empty_episode', 'init_e_az', 'ube_target', 'n_step_value_target', 'one_step_value_target',
+           'batch_mean_update', 'root_ube_scores', 'make_e_az']
 
 # %% ../../nbs/62_e_az.ipynb #eeb0c456
 from dataclasses import dataclass
@@ -76,6 +76,15 @@ def deep_sea_step(params: DeepSeaParams, size: int, row, col, action) -> tuple:
     "The true deterministic transition: `(next_row, next_column, terminal)` from (row, col) by `action`."
     nxt, _, terminal = deep_sea_mean_transition(params, size, row, col, action)
     return nxt.row, nxt.column, terminal
+
+
+def deep_sea_greedy_path(params: DeepSeaParams, size: int, greedy: jax.Array) -> jax.Array:
+    "The cells `r N + c` of the episode that takes `greedy[cell]` (`[N^2]`) from (0, 0), walked with the true model."
+    def step(cell, _):
+        row, col = jnp.divmod(cell, size)
+        nrow, ncol, _ = deep_sea_step(params, size, row, col, greedy[cell])
+        return nrow * size + ncol, cell
+    return jax.lax.scan(step, jnp.int32(0), None, length=size)[1]
 
 # %% ../../nbs/62_e_az.ipynb #f177152d
 @struct.dataclass
@@ -282,14 +291,6 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
         out = search(state, key, row[None], col[None], 0., 0.)
         return jnp.argmax(out.search_tree.summary().visit_counts[0]).astype(jnp.int32)
 
-    def greedy_walk(greedy):
-        "The cells `r N + c` of the episode that takes `greedy[cell]` from (0, 0), walked with the true model."
-        def step(cell, _):
-            row, col = jnp.divmod(cell, size)
-            nrow, ncol, _ = deep_sea_step(params, size, row, col, greedy[cell])
-            return nrow * size + ncol, cell
-        return jax.lax.scan(step, jnp.int32(0), None, length=size)[1]
-
     def cell_signals(state, cells: Cells):
         """One batch of searches from every cell, twice: exploratory (the root sigma_V, sigma_q and visits) and greedy
         (beta = 0: each cell's greedy action, and the greedy path walked from it); and the UBE table."""
@@ -301,7 +302,7 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
         visits = out.search_tree.summary().visit_counts
         greedy = jnp.argmax(visits[C:], axis=-1).astype(jnp.int32)
         return dict(root_value_std=out.epistemic_summary.value_std[:C], root_q_std=out.epistemic_summary.qvalues_std[:C],
-                    search_visits=visits[:C], ube=state.ube[row, col], greedy=greedy, greedy_path=greedy_walk(greedy))
+                    search_visits=visits[:C], ube=state.ube[row, col], greedy=greedy, greedy_path=deep_sea_greedy_path(params, size, greedy))
 
     return Agent(lambda key, obs, hparams: init_e_az(size, hparams, config.replay_episodes), act, observe, greedy, config.hparams(),
                  cell_signals)

@@ -25,8 +25,8 @@ from ..base import Agent, AgentEntry, Cells, DocsSection, EnvSpec, GoldenCase, S
 from ..replay import ReplayBuffer, replay_add, replay_init, replay_sample
 from ..propagation import (AGGREGATIONS, RND, RNDState, deep_sea_pair_features, leaf_value_variance, make_rnd,
                                       rnd_init, rnd_uncertainty, rnd_update)
-from .e_az import (EAZ_MODES, EAZ_PRESETS, E_AZ_SIGNALS, deep_sea_position, deep_sea_step,
-                                      horizon_table, n_step_value_target, root_ube_scores, ube_target)
+from .e_az import (EAZ_MODES, EAZ_PRESETS, E_AZ_SIGNALS, deep_sea_greedy_path, deep_sea_position,
+                                      deep_sea_step, horizon_table, n_step_value_target, root_ube_scores, ube_target)
 
 # %% ../../nbs/63_e_az_net.ipynb #eza72ef3
 @dataclass(frozen=True)
@@ -115,7 +115,8 @@ def table_search_model(discount: float, params: DeepSeaParams, size: int) -> tup
     H = jnp.asarray(horizon_table(discount, size))
     step = jax.vmap(lambda r, c, a: deep_sea_step(params, size, r, c, a))
 
-    def prior(tables, use_prior, row, col):
+    def prior(tables, use_prior, row, col):               # use_prior: one flag, or one per root `[B]`
+        use_prior = jnp.expand_dims(use_prior, -1) if jnp.ndim(use_prior) else use_prior
         return jnp.where(use_prior, tables['prior_logits'][row, col], 0.)
 
     def root_fn(tables, use_prior, row, col, eta_in=0.) -> EpistemicRootFnOutput:
@@ -302,13 +303,20 @@ def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
         return jnp.argmax(out.search_tree.summary().visit_counts[0]).astype(jnp.int32)
 
     def cell_signals(state, cells: Cells):
-        "The exploratory search from every cell (one batch): its root σ_V, σ_q and visits; the UBE head and RND's η."
+        """One batch of searches from every cell, twice: exploratory (root σ_V, σ_q and visits) and greedy (β = 0, the
+        policy head's prior: each cell's greedy action and the greedy path); the UBE head and RND's η."""
         row, col = jax.vmap(deep_sea_position)(cells.obs)
+        C = row.shape[0]
         beta = state.hparams.beta if mode == 'e_az' else jnp.float32(0.)
-        out = search(state, jax.random.PRNGKey(0), row, col, beta, 0., mode == 'az')
-        return dict(root_value_std=out.epistemic_summary.value_std, root_q_std=out.epistemic_summary.qvalues_std,
-                    search_visits=out.search_tree.summary().visit_counts, ube=state.tables['ube'][row, col],
-                    rnd_novelty=state.tables['novelty'][row, col])
+        betas = jnp.concatenate([jnp.full(C, beta, jnp.float32), jnp.zeros(C, jnp.float32)])
+        use_prior = jnp.concatenate([jnp.full(C, mode == 'az'), jnp.ones(C, bool)])
+        out = search(state, jax.random.PRNGKey(0), jnp.tile(row, 2), jnp.tile(col, 2), betas, 0., use_prior)
+        visits = out.search_tree.summary().visit_counts
+        greedy = jnp.argmax(visits[C:], axis=-1).astype(jnp.int32)
+        return dict(root_value_std=out.epistemic_summary.value_std[:C], root_q_std=out.epistemic_summary.qvalues_std[:C],
+                    search_visits=visits[:C], ube=state.tables['ube'][row, col],
+                    rnd_novelty=state.tables['novelty'][row, col], greedy=greedy,
+                    greedy_path=deep_sea_greedy_path(params, size, greedy))
 
     return Agent(init, act, observe, greedy, config.hparams(), cell_signals)
 
