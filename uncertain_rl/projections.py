@@ -4,10 +4,12 @@
 
 # %% auto #0
 __all__ = ['bellman_atoms', 'categorical_projection', 'quantile_midpoints', 'quantile_projection', 'huber', 'quantile_huber_loss',
-           'wasserstein_1', 'ensemble_disagreement', 'mixture_bellman', 'mixture_step', 'categorical_member',
-           'quantile_member', 'mixture_distances', 'mixture_distance']
+           'wasserstein_1', 'at_or_before', 'wasserstein_1_merge', 'ensemble_disagreement', 'mixture_bellman',
+           'mixture_step', 'categorical_member', 'quantile_member', 'mixture_distances', 'mixture_distance']
 
 # %% ../nbs/50_projections.ipynb #pj000005
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -67,11 +69,45 @@ def wasserstein_1(x: jax.Array, p: jax.Array, y: jax.Array, q: jax.Array) -> jax
     order = jnp.argsort(atoms, stable=True)
     return jnp.sum(jnp.abs(jnp.cumsum(mass[order])[:-1]) * jnp.diff(atoms[order]))
 
+# %% ../nbs/50_projections.ipynb #pj0merge2
+def at_or_before(v: jax.Array) -> jax.Array:
+    "`[n, n]`: whether atom `v_j` comes at or before `v_i` in the stable order of `v` (by value, ties by index)."
+    i = np.arange(v.shape[0])
+    return (v[None, :] < v[:, None]) | ((v[None, :] == v[:, None]) & (i[None, :] <= i[:, None]))
 
-def ensemble_disagreement(atoms: jax.Array, probs: jax.Array) -> jax.Array:
-    "w_avg: the mean w_1 over ordered pairs of the M members' distributions `atoms [M, J]`, `probs [M, J]`."
+
+def wasserstein_1_merge(x: jax.Array, p: jax.Array, y: jax.Array, q: jax.Array, x_sorted: bool = False) -> jax.Array:
+    """Exact w_1 between `sum_a p_a delta(x_a)` and `sum_b q_b delta(y_b)` without a sort: the running signed mass S and
+    the next atom of every atom in the merged order (ties: x first, then by index) from comparisons. `x_sorted`
+    (static): `x` is non-decreasing (a C51 support), so its own order costs nothing. O(J K + K^2) comparisons
+    (+ J^2 unless `x_sorted`)."""
+    y_before_x = y[None, :] < x[:, None]                       # [J, K]: y_b comes before x_a
+    x_before_y = ~y_before_x.T                                 # [K, J]: x_a comes at or before y_b (x_a <= y_b)
+    y_before_y = at_or_before(y)
+    top = jnp.maximum(x.max(), y.max())                        # "next" of the last atom: itself, a gap of 0
+    next_in = lambda before, u: jnp.where(before, top, u[None, :]).min(1)   # least atom of u after each atom
+    if x_sorted: s_x, x_next = jnp.cumsum(p), jnp.append(x[1:], top)
+    else:
+        x_before_x = at_or_before(x)
+        s_x, x_next = jnp.where(x_before_x, p, 0.).sum(1), next_in(x_before_x, x)
+    s_x = s_x - jnp.where(y_before_x, q, 0.).sum(1)
+    s_y = jnp.where(x_before_y, p, 0.).sum(1) - jnp.where(y_before_y, q, 0.).sum(1)
+    x_next = jnp.minimum(x_next, next_in(y_before_x, y))
+    y_next = jnp.minimum(next_in(x_before_y, x), next_in(y_before_y, y))
+    return jnp.abs(s_x) @ (x_next - x) + jnp.abs(s_y) @ (y_next - y)
+
+
+def ensemble_disagreement(atoms: jax.Array, probs: jax.Array, is_sorted=None) -> jax.Array:
+    """w_avg: the mean w_1 over ordered pairs of the M members' distributions `atoms [M, J]`, `probs [M, J]`, by the
+    sort-free merge. `is_sorted [M]` (static, optional): members whose atoms are non-decreasing (C51 supports); a
+    pair puts such a member first, so only the other one's order takes comparisons."""
+    s = np.zeros(atoms.shape[0], bool) if is_sorted is None else np.asarray(is_sorted, bool)
     i, j = np.triu_indices(atoms.shape[0], 1)                  # w_1 is symmetric: each unordered pair once
-    return jax.vmap(wasserstein_1)(atoms[i], probs[i], atoms[j], probs[j]).mean()
+    first, second = np.where(s[j], j, i), np.where(s[j], i, j)
+    group = lambda k: (first[s[first] == k], second[s[first] == k])   # static: pairs with/without a sorted first
+    w = [jax.vmap(partial(wasserstein_1_merge, x_sorted=k))(atoms[a], probs[a], atoms[b], probs[b])
+         for k in (False, True) for a, b in [group(k)] if len(a)]
+    return jnp.concatenate(w).mean()
 
 # %% ../nbs/50_projections.ipynb #pj000023
 def mixture_bellman(atoms: jax.Array, probs: jax.Array, rewards: jax.Array, P: jax.Array, pi: jax.Array,

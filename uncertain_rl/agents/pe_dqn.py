@@ -77,10 +77,11 @@ def projection_losses(outputs: jax.Array, is_quantile, supports: jax.Array, atom
 DISAGREEMENTS = ('exact', 'projected')
 
 
-def disagreement(atoms: jax.Array, probs: jax.Array, grid: jax.Array | None = None) -> jax.Array:
-    """w_avg of members `atoms, probs [M, K]`: exact w_1 between them (`grid=None`, the paper's), or after projecting
-    every member onto `grid` first (the authors' code's "projected" variant, bounded by the grid's width)."""
-    if grid is None: return ensemble_disagreement(atoms, probs)
+def disagreement(atoms: jax.Array, probs: jax.Array, grid: jax.Array | None = None, is_sorted=None) -> jax.Array:
+    """w_avg of members `atoms, probs [M, K]`: exact w_1 between them (`grid=None`, the paper's; by the sort-free merge,
+    `is_sorted [M]` static: the members with sorted atoms, the C51 ones), or after projecting every member onto `grid`
+    first (the authors' code's "projected" variant, bounded by the grid's width)."""
+    if grid is None: return ensemble_disagreement(atoms, probs, is_sorted)
     return grid_disagreement(jax.vmap(categorical_projection, (0, 0, None))(atoms, probs, grid), grid)
 
 
@@ -200,7 +201,7 @@ def pe_heads(nets: PENetworks, config: PEDQNConfig, outputs: jax.Array) -> PEHea
     "Values, disagreement and bonus per action from the outputs `[4, A, K]` at one state."
     atoms, probs = member_distributions(outputs, nets.is_quantile, nets.supports)
     grid = nets.supports[1] if config.disagreement == 'projected' else None
-    w = jax.vmap(lambda a, p: disagreement(a, p, grid), (1, 1))(atoms[:2], probs[:2])
+    w = jax.vmap(lambda a, p: disagreement(a, p, grid, ~nets.is_quantile[:2]), (1, 1))(atoms[:2], probs[:2])
     if config.ablation == 'ind': bonus = w                                        # no propagation: act on w_avg
     elif config.bonus_mode == 'scalar_mse': bonus = outputs[2].mean(-1)           # b_phi(s, a): one scalar network
     else: bonus = mixture_mean(atoms[2:], probs[2:]) + w                          # the intrinsic-reward prior
@@ -242,7 +243,8 @@ def pe_sample_loss(nets: PENetworks, config: PEDQNConfig, beta, hparams, out, ou
     V = slice(0, 2)
     nxt = pe_heads(nets, config, jax.lax.stop_gradient(out_next))
     atoms_sa, probs_sa = member_distributions(jax.lax.stop_gradient(out[V, action]), nets.is_quantile[V], nets.supports[V])
-    w_sa = disagreement(atoms_sa, probs_sa, nets.supports[1] if config.disagreement == 'projected' else None)
+    w_sa = disagreement(atoms_sa, probs_sa, nets.supports[1] if config.disagreement == 'projected' else None,
+                        ~nets.is_quantile[V])
     t_atoms, t_probs = member_distributions(out_next_target, nets.is_quantile, nets.supports)
     gamma = hparams.discount * done_discount
     if config.ablation == 'ind':                                  # member i: its own greedy a', its own target
