@@ -1,7 +1,8 @@
 """Aggregate throughput against the number of seeds: Bootstrapped DQN (bsuite's defaults) on Deep Sea 10.
 
 Each seed count runs twice in one process through `experiments.run`: vmapped on one device, and laid over every
-device (on a CPU, one device per core: the script sets `UNCERTAIN_RL_CPU_DEVICES=cores` before JAX starts). The whole
+device, which is the default (on a CPU, `experiments` gives JAX one device per core before it starts; no environment
+variable is needed since issue 29). The whole
 training is one compiled chunk without evaluations or snapshots; run time only (`RunResult.run_seconds`, compile
 time excluded); the ratio is aggregate seed-episodes/s over the one-seed, one-device rate.
 
@@ -10,12 +11,12 @@ time excluded); the ratio is aggregate seed-episodes/s over the one-seed, one-de
 import argparse
 import os
 
-os.environ.setdefault('UNCERTAIN_RL_CPU_DEVICES', 'cores')
+from uncertain_rl.agents.boot_dqn import BootDQNConfig
+from uncertain_rl.experiments import Experiment, run, split_keys
+from uncertain_rl.loops import default_cpu_devices
 
+default_cpu_devices()          # what experiments.run does first; here before jax.devices() below starts JAX
 import jax  # noqa: E402
-
-from uncertain_rl.agents.boot_dqn import BootDQNConfig  # noqa: E402
-from uncertain_rl.experiments import Experiment, run, split_keys  # noqa: E402
 
 SIZE = 10
 
@@ -37,7 +38,7 @@ def main():
     devs = jax.devices()
     print(f"Deep Sea {SIZE}, Bootstrapped DQN (K=20), {args.episodes} episodes per seed; {len(devs)} "
           f"{devs[0].device_kind} device(s), {os.cpu_count()} cores, jax {jax.__version__}")
-    print(f"{'seeds':>6}{'one device':>14}{'ratio':>8}{'all devices':>14}{'ratio':>8}  layout")
+    print(f"{'seeds':>6}{'one device':>14}{'ratio':>8}{'default':>14}{'ratio':>8}  default layout")
     one = None
     for n in counts:
         r1, _ = rate(n, args.episodes, 1)
