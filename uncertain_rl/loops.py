@@ -315,7 +315,7 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
     chunk_steps = cfg.num_steps // chunks
     layout = run_layout(len(keys), devices)
     cache = use_compilation_cache()                            # compile once per machine (above)
-    use_unrolled_threefry()                                    # random draws without a loop on a CPU (above)
+    _threefry_rule.get('cpu') or use_unrolled_threefry()       # draws without a loop on a CPU, unless chosen (above)
     start = time.perf_counter()
     carry = on_devices(run.init, layout, (True, batched_hparams))(lay_out(keys, layout),
                                                                     lay_out(hparams, layout, batched_hparams))
