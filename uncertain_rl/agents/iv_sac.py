@@ -6,8 +6,10 @@
 __all__ = ['LOG_STD_MIN', 'LOG_STD_MAX', 'EXPLORATIONS', 'SAC_PRESETS', 'ENTRIES', 'gaussian_log_prob', 'tanh_log_det',
            'tanh_gaussian_sample', 'tanh_gaussian_log_prob', 'clipped_soft_target', 'polyak', 'temperature_loss',
            'SACConfig', 'sac_config', 'SACNetworks', 'make_networks', 'policy', 'critic', 'members_policy',
-           'members_critic', 'cross_critic', 'twin_mixture_variance', 'SACState', 'init_sac', 'sample_weights',
-           'critic_terms', 'actor_terms', 'sac_loss', 'sac_update', 'ucb_choice', 'mask_with_one', 'make_sac']
+           'members_critic', 'cross_critic', 'dense_layers', 'dense', 'observation_part',
+           'critic_from_observation_part', 'other_members', 'with_own_values', 'cross_critic_per_action_set',
+           'twin_mixture_variance', 'SACState', 'init_sac', 'sample_weights', 'critic_terms', 'actor_terms', 'sac_loss',
+           'sac_update', 'ucb_choice', 'mask_with_one', 'make_sac']
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0004
 from dataclasses import dataclass
@@ -164,6 +166,60 @@ def cross_critic(nets: SACNetworks, critics, obs: jax.Array, actions: jax.Array)
     at_all = jax.vmap(per_sample, (None, None, 0))
     return jax.vmap(jax.vmap(at_all, (0, None, None)), (0, None, None))(critics, obs, actions)
 
+# %% ../../nbs/72_agents.iv_sac.ipynb #is0017b
+def dense_layers(params) -> list:
+    "An `MLP`'s layers as `(kernel, bias)` pairs, input layer first (flax's `Dense_0`, `Dense_1`, ...)."
+    p = params['params']
+    return [(p[f'Dense_{i}']['kernel'], p[f'Dense_{i}']['bias']) for i in range(len(p))]
+
+
+def dense(x: jax.Array, kernel: jax.Array, bias=None) -> jax.Array:
+    "flax's `Dense` on the last axis of `x`: `x @ kernel + bias` (no bias if None)."
+    y = jax.lax.dot_general(x, kernel, (((x.ndim - 1,), (0,)), ((), ())))
+    return y if bias is None else y + bias
+
+
+def observation_part(critics, obs: jax.Array) -> jax.Array:
+    "Every critic's first layer on the observations alone, no bias: `[N, 2, B, H]` (critics `[N, 2, ...]`, `obs [B, ...]`)."
+    x = obs.reshape(obs.shape[0], -1)
+    return jax.vmap(jax.vmap(lambda p: dense(x, dense_layers(p)[0][0][:x.shape[-1]])))(critics)
+
+
+def critic_from_observation_part(params, obs_part: jax.Array, action: jax.Array) -> tuple:
+    "One critic at `B` pairs from its `observation_part [B, H]` and the actions `[B, A]`: `(mu, log_var)`, each `[B]`."
+    (kernel, bias), *rest = dense_layers(params)
+    h = obs_part + dense(action, kernel[kernel.shape[0] - action.shape[-1]:]) + bias
+    for k, b in rest: h = dense(jax.nn.relu(h), k, b)
+    return h[..., 0], h[..., 1]
+
+
+def other_members(n: int) -> np.ndarray:
+    "`[n, n - 1]`: row `j` lists the members other than `j`, in order."
+    l, j = np.arange(n - 1)[None], np.arange(n)[:, None]
+    return (l + (l >= j)).astype(np.int32)
+
+
+def with_own_values(others: jax.Array, own: jax.Array) -> jax.Array:
+    "The others' values `[N_j, N - 1, 2, B]` (rows as `other_members`) and the own `[N, 2, B]` as `[N_l, 2, N_j, B]`."
+    n = own.shape[0]
+    l, j = np.arange(n)[None], np.arange(n)[:, None]
+    slot = np.where(l == j, n - 1, l - (l > j))                                 # [N_j, N_l]: member l's row in `rows`
+    rows = jnp.concatenate([others, own[:, None]], 1)                             # [N_j, N, 2, B]
+    return jnp.transpose(jnp.take_along_axis(rows, slot[:, :, None, None], 1), (1, 2, 0, 3))
+
+
+def cross_critic_per_action_set(critics, obs: jax.Array, actions: jax.Array, own=None) -> tuple:
+    '''`cross_critic`'s values, one member's action set `[B, A]` at a time: `mu, log_var [N_l, 2, N_j, B]`. With `own`,
+    member j's `(mu, log_var) [N, 2, B]` at its own actions (already computed), only the other members are evaluated.'''
+    part = observation_part(critics, obs)
+    at_set = jax.vmap(jax.vmap(critic_from_observation_part, (0, 0, None)), (0, 0, None))
+    if own is None:
+        mu, log_var = jax.lax.map(lambda a: at_set(critics, part, a), actions)         # [N_j, N_l, 2, B]
+        return jnp.moveaxis(mu, 0, 2), jnp.moveaxis(log_var, 0, 2)
+    pick = lambda idx: (jax.tree.map(lambda x: x[idx], critics), part[idx])
+    others = jax.lax.map(lambda a_idx: at_set(*pick(a_idx[1]), a_idx[0]), (actions, other_members(actions.shape[0])))
+    return tuple(with_own_values(o, w) for o, w in zip(others, own))
+
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0019
 def twin_mixture_variance(mu: jax.Array, log_var: jax.Array, twin: jax.Array, variance: str = 'var_ensemble',
                           log_var_clip: float = 20.) -> jax.Array:
@@ -224,7 +280,7 @@ def critic_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: S
     mean, log_std = members_policy(nets, sg(actors), batch['next_obs'])
     a_next, logp_next = tanh_gaussian_sample(key, mean, log_std)                     # [N, B, A], [N, B]
     if config.uses_variance:
-        mu_x, lv_x = cross_critic(nets, state.target, batch['next_obs'], a_next)       # [N_l, 2, N_j, B]
+        mu_x, lv_x = cross_critic_per_action_set(state.target, batch['next_obs'], a_next)   # [N_l, 2, N_j, B]
         q_next = jnp.diagonal(mu_x, axis1=0, axis2=2).transpose(2, 0, 1)               # [N, 2, B]: the own twins
     else:
         q_next = members_critic(nets, state.target, batch['next_obs'], a_next)[0]
@@ -252,10 +308,10 @@ def actor_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: SA
     alpha = jnp.exp(sg(state.log_alpha))
     mean, log_std = members_policy(nets, actors, batch['obs'])
     action, logp = tanh_gaussian_sample(key, mean, log_std)                           # [N, B, A], [N, B]
-    q = members_critic(nets, sg(critics), batch['obs'], action)[0]                      # [N, 2, B]
+    q, q_log_var = members_critic(nets, sg(critics), batch['obs'], action)              # [N, 2, B]
     q_min, mask = jnp.min(q, 1), batch['mask'].T
     if config.uses_variance and config.actor_weighting:
-        mu_x, lv_x = cross_critic(nets, sg(critics), batch['obs'], sg(action))
+        mu_x, lv_x = cross_critic_per_action_set(sg(critics), batch['obs'], sg(action), (sg(q), sg(q_log_var)))
         var = sg(twin_mixture_variance(mu_x, lv_x, jnp.argmin(sg(q), 1), config.variance, config.log_var_clip))
         w = sample_weights(config, state.hparams, var, mask > 0)
     else:
