@@ -20,9 +20,11 @@ import sys
 import time
 from pathlib import Path
 
-import jax
-
 from uncertain_rl.experiments import Experiment, run
+from uncertain_rl.loops import default_cpu_devices
+
+default_cpu_devices()          # as experiments.run does, before jax.devices() below starts JAX
+import jax  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compile_time import once as compile_once  # noqa: E402
