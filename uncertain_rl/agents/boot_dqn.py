@@ -45,7 +45,7 @@ def bootstrap_observe(qnet, config, loss):
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
         state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
-        state, metrics = learn(state, k_sgd, loss, config)
+        state, metrics = learn(state, k_sgd, loss, config, qnet)
         head = episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))
         return state.replace(head=head), dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32))
     return observe

@@ -50,7 +50,7 @@ def make_dqn(config: DQNConfig, spec: EnvSpec) -> Agent:
 
     def observe(state, tr, key):
         k_mask, k_sgd, _ = jax.random.split(key, 3)
-        return learn(refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done), k_sgd, loss, config)
+        return learn(refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done), k_sgd, loss, config, qnet)
 
     def greedy(state, obs, key):
         return random_argmax(key, state_q(qnet, state, obs)[0])

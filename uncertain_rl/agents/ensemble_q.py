@@ -6,7 +6,8 @@
 __all__ = ['ENSEMBLE_SIGNALS', 'SMALL_REPLAY', 'ReplayLearnerConfig', 'EnsembleQConfig', 'gradient_clip_scope', 'QNetwork',
            'flat_observation', 'make_q_network', 'q_values', 'EnsembleQState', 'replay_item', 'init_ensemble_q',
            'state_q', 'acting_q', 'refresh_acting', 'q_spread', 'store_transition', 'batch_td', 'td_loss', 'learn',
-           'cell_q', 'ensemble_cell_signals', 'cells_batch', 'cell_td']
+           'target_table_rows', 'target_table', 'target_values', 'refresh_target_table', 'cell_q',
+           'ensemble_cell_signals', 'cells_batch', 'cell_td']
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #29ba8adb
 from dataclasses import dataclass
@@ -58,6 +59,8 @@ class EnsembleQConfig(ReplayLearnerConfig):
                                 help='act with the parameters from the episode start (bsuite) or the current ones')
     row_lookup: bool = option(True, boolean(), help='one-hot observations enter the first layer as row lookups')
     cache_priors: bool = option(True, boolean(), help="store the priors' values with each transition")
+    cache_target: bool = option(True, boolean(),
+                                help="one-hot observations: tabulate the target networks' values at each sync when cheaper")
     double_q: bool = option(False, boolean(), help='per-member Double-DQN targets')
     loss: str = option('squared', choice(*LOSSES), help='per-sample loss')
     prior_scale: float = option(5., number(0), traced=True, help='prior scale λ')
@@ -80,6 +83,7 @@ class QNetwork(NamedTuple):
     "An ensemble Q-network for one environment: `net` evaluates all members, `encode` prepares an observation."
     net: EnsembleNetwork
     encode: Callable
+    table_rows: int = 0        # > 0: the target networks' outputs are tabulated on this many encoded observations
 
 
 def flat_observation(obs: jax.Array) -> jax.Array:
@@ -94,7 +98,7 @@ def make_q_network(config: EnsembleQConfig, spec: EnvSpec) -> QNetwork:
     net = make_ensemble(K, spec.num_actions, config.hidden_sizes, config.shared_torso, lookup,
                         int(np.prod(spec.obs_shape)), config.head_hidden_sizes, torso_scale,
                         KERNEL_INITS[config.kernel_init])
-    return QNetwork(net, one_hot_index if lookup else flat_observation)
+    return QNetwork(net, one_hot_index if lookup else flat_observation, target_table_rows(config, spec, lookup))
 
 
 def q_values(qnet: QNetwork, online, prior, prior_scale, x: jax.Array) -> jax.Array:
@@ -117,6 +121,7 @@ class EnsembleQState:
     head_steps: jax.Array      # [K] environment steps each member has acted for
     hparams: Any               # the agent's Hparams (traced)
     acting: Any = None         # with acting_params='episode': the online parameters as the episode began
+    target_q: Any = None       # with a target table: the target networks' outputs on every encoded observation
 
 
 def replay_item(qnet: QNetwork, config: EnsembleQConfig, prior, x, action, reward, discount, x_next,
@@ -147,7 +152,8 @@ def init_ensemble_q(qnet: QNetwork, config: EnsembleQConfig, key: jax.Array, obs
                           replay=replay_init(item, config.replay_capacity),
                           head=jax.random.randint(k_head, (), 0, K), env_steps=jnp.int32(0),
                           sgd_steps=jnp.int32(0), q_std=jnp.float32(0.), head_reward=jnp.zeros(K, jnp.float32),
-                          head_steps=jnp.zeros(K, jnp.int32), hparams=hparams)
+                          head_steps=jnp.zeros(K, jnp.int32), hparams=hparams,
+                          target_q=target_table(qnet, online) if qnet.table_rows else None)
 
 
 def state_q(qnet: QNetwork, state: EnsembleQState, obs: jax.Array) -> jax.Array:
@@ -203,7 +209,7 @@ def batch_td(qnet: QNetwork, config: EnsembleQConfig, online, state: EnsembleQSt
     if config.cache_priors: p_obs, p_next = batch['prior_obs'], batch['prior_next']
     else: p_obs, p_next = batch_apply(state.prior, batch['obs']), batch_apply(state.prior, batch['next_obs'])
     q = batch_apply(online, batch['obs']) + lam * jax.lax.stop_gradient(p_obs)
-    q_next = batch_apply(state.target, batch['next_obs']) + lam * p_next
+    q_next = target_values(qnet, state, batch['next_obs']) + lam * p_next
     discount = state.hparams.discount * batch['discount']
     if config.double_q:
         q_next_online = batch_apply(online, batch['next_obs']) + lam * p_next
@@ -222,7 +228,8 @@ def td_loss(qnet: QNetwork, config: EnsembleQConfig) -> Callable:
     return loss
 
 
-def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: EnsembleQConfig) -> tuple:
+def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: EnsembleQConfig,
+          qnet: QNetwork | None = None) -> tuple:
     """One learning step if one is due, else none.
 
     Args:
@@ -230,6 +237,7 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
       key: for sampling the batch.
       loss_fn: `(online, state, batch) -> (loss, metrics)`, differentiated with respect to `online`.
       config: batch size, warm-up, periods and clipping.
+      qnet: the network, which a state with a target table needs to tabulate the new target at a sync.
 
     Returns:
       `(state, metrics)`; the metrics are zeros when no step was taken.
@@ -244,7 +252,8 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
         online, opt_state = fused_step(optimizer, state.online, state.opt_state, grads)
         sgd_steps = state.sgd_steps + 1
         target = periodic_sync(online, state.target, sgd_steps, config.target_update_period)
-        return state.replace(online=online, target=target, opt_state=opt_state, sgd_steps=sgd_steps), metrics
+        state = state.replace(online=online, target=target, opt_state=opt_state, sgd_steps=sgd_steps)
+        return refresh_target_table(state, qnet, sgd_steps % config.target_update_period == 0), metrics
 
     def burst(state, key):
         if config.sgd_steps_per_update == 1: return sgd(state, key)
@@ -256,6 +265,32 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
 
     due = (state.replay.size >= config.min_replay_size) & (state.env_steps % config.sgd_period == 0)
     return jax.lax.cond(any_run(due), burst, no_sgd, state, key)       # step counts only: every run agrees
+
+# %% ../../nbs/07_agents.ensemble_q.ipynb #bdf38e50
+def target_table_rows(config, spec: EnvSpec, lookup: bool) -> int:
+    "Rows of the target table (every one-hot observation and the all-zero one), or 0 where evaluating batches is cheaper."
+    rows = int(np.prod(spec.obs_shape)) + 1
+    cheaper = rows < config.target_update_period * config.batch_size
+    return rows if lookup and getattr(config, 'cache_target', False) and cheaper else 0
+
+
+def target_table(qnet: QNetwork, params) -> jax.Array:
+    "The networks' outputs on every encoded observation `0..table_rows-1`: `[rows, K, ...]`."
+    return jax.vmap(qnet.net.apply, in_axes=(None, 0))(params, jnp.arange(qnet.table_rows, dtype=jnp.int32))
+
+
+def target_values(qnet: QNetwork, state, x: jax.Array) -> jax.Array:
+    "The target networks' outputs on a batch of encoded observations, `[B, K, ...]`: table rows if there is a table."
+    if getattr(state, 'target_q', None) is None: return jax.vmap(qnet.net.apply, in_axes=(None, 0))(state.target, x)
+    return jnp.take(state.target_q, x, axis=0)
+
+
+def refresh_target_table(state, qnet: QNetwork | None, synced: jax.Array):
+    "The state with its target table recomputed from `state.target` if a sync just happened (no-op without a table)."
+    if getattr(state, 'target_q', None) is None: return state
+    if qnet is None: raise ValueError("learn: qnet is required for a state with a target table (target_q), got None")
+    table = jax.lax.cond(any_run(synced), lambda: target_table(qnet, state.target), lambda: state.target_q)
+    return state.replace(target_q=table)
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #cellscd1
 def cell_q(qnet: QNetwork, state: EnsembleQState, cells: Cells) -> jax.Array:

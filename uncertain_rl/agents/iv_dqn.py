@@ -17,7 +17,7 @@ import numpy as np
 from ..acting import ensemble_vote
 from .boot_dqn import bootstrap_act, bootstrap_observe
 from .ensemble_q import (EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
-                                            cells_batch, state_q)
+                                            cells_batch, state_q, target_table_rows, target_values)
 from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, mixture_variance,
                               sampled_variance, target_variance)
 from ..checks import option, integer, number, optional
@@ -46,7 +46,7 @@ def make_var_network(config: IVDQNConfig, spec: EnvSpec) -> QNetwork:
     lookup = config.row_lookup and spec.one_hot_obs
     net = make_ensemble(config.num_ensemble, 2 * spec.num_actions, config.hidden_sizes, False, lookup,
                         int(np.prod(spec.obs_shape)), kernel_init=KERNEL_INITS[config.kernel_init])
-    return QNetwork(net, one_hot_index if lookup else flat_observation)
+    return QNetwork(net, one_hot_index if lookup else flat_observation, target_table_rows(config, spec, lookup))
 
 
 def var_heads(out: jax.Array, prior_out: jax.Array, prior_scale) -> tuple:
@@ -68,7 +68,7 @@ def iv_targets(qnet: QNetwork, config: IVDQNConfig, online, state, batch: dict) 
     if config.cache_priors: p_obs, p_next = batch['prior_obs'], batch['prior_next']
     else: p_obs, p_next = apply(state.prior, batch['obs']), apply(state.prior, batch['next_obs'])
     mu, log_var = var_heads(apply(online, batch['obs']), p_obs, lam)
-    mu_next, log_var_next = var_heads(apply(state.target, batch['next_obs']), p_next, lam)
+    mu_next, log_var_next = var_heads(target_values(qnet, state, batch['next_obs']), p_next, lam)
     best = jnp.argmax(mu_next, -1)                                           # [B, K]: member j's a'
     pick = lambda x: jnp.take_along_axis(x[:, None], best[:, :, None, None], -1)[..., 0]   # [B, K_j, K_l] at a'_j
     mu_at = pick(mu_next)

@@ -91,7 +91,7 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
         state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
-        state, metrics = learn(state, k_sgd, loss, config)
+        state, metrics = learn(state, k_sgd, loss, config, qnet)
         metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32),
                        explorer=(state.head >= evaluated).astype(jnp.float32))
         return state.replace(head=episode_head(tr.done, state.head, next_head(state, k_head))), metrics

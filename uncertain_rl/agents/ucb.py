@@ -69,7 +69,7 @@ def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
         q = acting_q(qnet, state, tr.obs)                        # at s_t, with the parameters that acted
         bonus = info_gain_bonus(q, state.hparams.temperature)
         state = store_transition(state, qnet, config, tr, k_mask, reward_bonus=state.hparams.rho * bonus)
-        state, metrics = learn(refresh_acting(state, tr.done), k_sgd, loss, config)
+        state, metrics = learn(refresh_acting(state, tr.done), k_sgd, loss, config, qnet)
         metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32), info_gain=bonus,
                        vote_entropy=vote_entropy(q))
         return state.replace(head=episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))), metrics
