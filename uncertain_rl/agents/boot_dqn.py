@@ -15,7 +15,7 @@ import jax.numpy as jnp
 from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, ensemble_vote
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, td_loss, learn,
-                                            cell_q, ensemble_cell_signals)
+                                            cell_q, ensemble_cell_signals, tabulate_target)
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
 from .ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
 from .dqn import BASELINES_DOCS
@@ -45,7 +45,7 @@ def bootstrap_observe(qnet, config, loss):
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
         state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
-        state, metrics = learn(state, k_sgd, loss, config, qnet)
+        state, metrics = learn(state, k_sgd, loss, config, tabulate_target(qnet))
         head = episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))
         return state.replace(head=head), dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32))
     return observe

@@ -14,7 +14,7 @@ import jax
 from ..acting import random_argmax, epsilon_greedy, EpsilonSchedule, scheduled_epsilon
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             refresh_acting, store_transition, td_loss, learn,
-                                            cell_q, ensemble_cell_signals)
+                                            cell_q, ensemble_cell_signals, tabulate_target)
 from ..checks import option, integer, number
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
 from .ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
@@ -50,7 +50,7 @@ def make_dqn(config: DQNConfig, spec: EnvSpec) -> Agent:
 
     def observe(state, tr, key):
         k_mask, k_sgd, _ = jax.random.split(key, 3)
-        return learn(refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done), k_sgd, loss, config, qnet)
+        return learn(refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done), k_sgd, loss, config, tabulate_target(qnet))
 
     def greedy(state, obs, key):
         return random_argmax(key, state_q(qnet, state, obs)[0])

@@ -6,7 +6,7 @@
 __all__ = ['ENSEMBLE_SIGNALS', 'SMALL_REPLAY', 'ReplayLearnerConfig', 'EnsembleQConfig', 'gradient_clip_scope', 'QNetwork',
            'flat_observation', 'make_q_network', 'q_values', 'EnsembleQState', 'replay_item', 'init_ensemble_q',
            'state_q', 'acting_q', 'refresh_acting', 'q_spread', 'store_transition', 'batch_td', 'td_loss', 'learn',
-           'target_table_rows', 'target_table', 'target_values', 'refresh_target_table', 'cell_q',
+           'target_table_rows', 'target_table', 'target_values', 'tabulate_target', 'refresh_target_table', 'cell_q',
            'ensemble_cell_signals', 'cells_batch', 'cell_td']
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #29ba8adb
@@ -43,6 +43,8 @@ class ReplayLearnerConfig(Config):
     learning_rate: float = option(1e-3, number(0), traced=True, help='Adam learning rate')
     discount: float = option(.99, number(0, 1), traced=True, help='discount γ')
     adam_eps: float = option(1e-8, number(0, low_open=True), help="Adam's ε (optax's default)")
+    cache_target: bool = option(True, boolean(),
+                                help="one-hot observations: tabulate the target networks' values at each sync when cheaper")
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,6 @@ class EnsembleQConfig(ReplayLearnerConfig):
                                 help='act with the parameters from the episode start (bsuite) or the current ones')
     row_lookup: bool = option(True, boolean(), help='one-hot observations enter the first layer as row lookups')
     cache_priors: bool = option(True, boolean(), help="store the priors' values with each transition")
-    cache_target: bool = option(True, boolean(),
-                                help="one-hot observations: tabulate the target networks' values at each sync when cheaper")
     double_q: bool = option(False, boolean(), help='per-member Double-DQN targets')
     loss: str = option('squared', choice(*LOSSES), help='per-sample loss')
     prior_scale: float = option(5., number(0), traced=True, help='prior scale λ')
@@ -229,7 +229,7 @@ def td_loss(qnet: QNetwork, config: EnsembleQConfig) -> Callable:
 
 
 def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: EnsembleQConfig,
-          qnet: QNetwork | None = None) -> tuple:
+          tabulate: Callable | None = None) -> tuple:
     """One learning step if one is due, else none.
 
     Args:
@@ -237,7 +237,8 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
       key: for sampling the batch.
       loss_fn: `(online, state, batch) -> (loss, metrics)`, differentiated with respect to `online`.
       config: batch size, warm-up, periods and clipping.
-      qnet: the network, which a state with a target table needs to tabulate the new target at a sync.
+      tabulate: `state -> table`, which a state with a target table needs to tabulate the new target at a sync
+        (`tabulate_target(qnet)` for the ensemble Q-learners).
 
     Returns:
       `(state, metrics)`; the metrics are zeros when no step was taken.
@@ -253,7 +254,7 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
         sgd_steps = state.sgd_steps + 1
         target = periodic_sync(online, state.target, sgd_steps, config.target_update_period)
         state = state.replace(online=online, target=target, opt_state=opt_state, sgd_steps=sgd_steps)
-        return refresh_target_table(state, qnet, sgd_steps % config.target_update_period == 0), metrics
+        return refresh_target_table(state, tabulate, sgd_steps % config.target_update_period == 0), metrics
 
     def burst(state, key):
         if config.sgd_steps_per_update == 1: return sgd(state, key)
@@ -266,7 +267,7 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
     due = (state.replay.size >= config.min_replay_size) & (state.env_steps % config.sgd_period == 0)
     return jax.lax.cond(any_run(due), burst, no_sgd, state, key)       # step counts only: every run agrees
 
-# %% ../../nbs/07_agents.ensemble_q.ipynb #bdf38e50
+# %% ../../nbs/07_agents.ensemble_q.ipynb #65701847
 def target_table_rows(config, spec: EnvSpec, lookup: bool) -> int:
     "Rows of the target table (every one-hot observation and the all-zero one), or 0 where evaluating batches is cheaper."
     rows = int(np.prod(spec.obs_shape)) + 1
@@ -285,11 +286,16 @@ def target_values(qnet: QNetwork, state, x: jax.Array) -> jax.Array:
     return jnp.take(state.target_q, x, axis=0)
 
 
-def refresh_target_table(state, qnet: QNetwork | None, synced: jax.Array):
-    "The state with its target table recomputed from `state.target` if a sync just happened (no-op without a table)."
+def tabulate_target(qnet: QNetwork) -> Callable:
+    "`state -> table`: the ensemble's target table for `learn`."
+    return lambda state: target_table(qnet, state.target)
+
+
+def refresh_target_table(state, tabulate: Callable | None, synced: jax.Array):
+    "The state with its target table recomputed by `tabulate(state)` if a sync just happened (no-op without a table)."
     if getattr(state, 'target_q', None) is None: return state
-    if qnet is None: raise ValueError("learn: qnet is required for a state with a target table (target_q), got None")
-    table = jax.lax.cond(any_run(synced), lambda: target_table(qnet, state.target), lambda: state.target_q)
+    if tabulate is None: raise ValueError("learn: tabulate is required for a state with a target table (target_q), got None")
+    table = jax.lax.cond(any_run(synced), lambda: tabulate(state), lambda: state.target_q)
     return state.replace(target_q=table)
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #cellscd1

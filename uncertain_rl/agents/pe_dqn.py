@@ -6,8 +6,8 @@
 __all__ = ['DISAGREEMENTS', 'PE_ABLATIONS', 'BONUS_MODES', 'VALUE_MEMBERS', 'PE_DQN_SMALL', 'PE_DQN_PAPER', 'PE_DQN_SUPPORTS',
            'ENTRIES', 'member_distributions', 'mixture_mean', 'mixture_target', 'categorical_loss', 'projection_losses',
            'disagreement', 'grid_disagreement', 'beta_schedule', 'PEDQNConfig', 'pe_dqn_config', 'pe_dqn_for_budget',
-           'PENetworks', 'make_pe_networks', 'pe_outputs', 'PEHeads', 'pe_heads', 'PEDQNState', 'init_pe_dqn',
-           'pe_sample_loss', 'make_pe_dqn']
+           'PENetworks', 'make_pe_networks', 'pe_outputs', 'pe_target_table', 'PEHeads', 'pe_heads', 'PEDQNState',
+           'init_pe_dqn', 'pe_sample_loss', 'make_pe_dqn']
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000005
 from dataclasses import dataclass
@@ -19,7 +19,8 @@ import numpy as np
 from flax import struct
 
 from ..acting import random_argmax, linear_epsilon
-from .ensemble_q import ReplayLearnerConfig, flat_observation, gradient_clip_scope, learn
+from .ensemble_q import (ReplayLearnerConfig, flat_observation, gradient_clip_scope, learn,
+                                            target_table_rows)
 from ..checks import option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index
 from ..learning import member_optimizer
@@ -165,6 +166,7 @@ class PENetworks(NamedTuple):
     supports: jax.Array            # [4, K]: each member's C51 support (unused for quantile members)
     num_actions: int
     num_atoms: int
+    table_rows: int = 0            # > 0: the target's outputs are tabulated at each sync (ensemble_q's target table)
 
 
 def make_pe_networks(config: PEDQNConfig, spec: EnvSpec) -> PENetworks:
@@ -177,7 +179,8 @@ def make_pe_networks(config: PEDQNConfig, spec: EnvSpec) -> PENetworks:
     bonus_max = 2 * (config.v_max - config.v_min) if config.bonus_max is None else config.bonus_max
     z, zu = jnp.linspace(config.v_min, config.v_max, K), jnp.linspace(0., bonus_max, K)
     return PENetworks(make(4), make(2), one_hot_index if lookup else flat_observation,
-                      np.array([k == 'qr' for k in kinds]), jnp.stack([z, z, zu, zu]), A, K)
+                      np.array([k == 'qr' for k in kinds]), jnp.stack([z, z, zu, zu]), A, K,
+                      target_table_rows(config, spec, lookup))
 
 
 def pe_outputs(nets: PENetworks, params, prior, hparams, x: jax.Array) -> jax.Array:
@@ -186,6 +189,11 @@ def pe_outputs(nets: PENetworks, params, prior, hparams, x: jax.Array) -> jax.Ar
     out = nets.net.apply(params, x).reshape(4, A, K)
     scale = jnp.where(nets.is_quantile[:2], hparams.prior_scale, hparams.prior_scale_c51)[:, None, None]
     return out.at[:2].add(scale * jax.lax.stop_gradient(nets.prior.apply(prior, x).reshape(2, A, K)))
+
+
+def pe_target_table(nets: PENetworks, params, prior, hparams) -> jax.Array:
+    "`pe_outputs` on every encoded observation `0..table_rows-1`, `[rows, 4, A, K]`: the target table (`ensemble_q`)."
+    return jax.vmap(lambda x: pe_outputs(nets, params, prior, hparams, x))(jnp.arange(nets.table_rows, dtype=jnp.int32))
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000023
 class PEHeads(NamedTuple):
@@ -221,6 +229,7 @@ class PEDQNState:
     w_act: jax.Array               # diagnostic: w_avg of the action last taken
     bonus_act: jax.Array           # diagnostic: the bonus of the action last taken
     hparams: Any
+    target_q: Any = None           # with a target table: the target's outputs [rows, 4, A, K] on every observation
 
 
 def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.Array, hparams) -> PEDQNState:
@@ -230,10 +239,12 @@ def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.
     online = nets.net.init(k_online, x)
     item = dict(obs=x, action=jnp.int32(0), reward=jnp.float32(0), discount=jnp.float32(0), next_obs=x)
     zero = jnp.float32(0.)
-    return PEDQNState(online=online, target=online, prior=nets.prior.init(k_prior, x),
+    prior = nets.prior.init(k_prior, x)
+    return PEDQNState(online=online, target=online, prior=prior,
                       opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps, gradient_clip_scope(config)).init(online),
                       replay=replay_init(item, config.replay_capacity), env_steps=jnp.int32(0), sgd_steps=jnp.int32(0),
-                      episodes=jnp.int32(0), w_act=zero, bonus_act=zero, hparams=hparams)
+                      episodes=jnp.int32(0), w_act=zero, bonus_act=zero, hparams=hparams,
+                      target_q=pe_target_table(nets, online, prior, hparams) if nets.table_rows else None)
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000027
 def pe_sample_loss(nets: PENetworks, config: PEDQNConfig, beta, hparams, out, out_next, out_next_target,
@@ -278,6 +289,10 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
     nets = make_pe_networks(config, spec)
     forward = lambda params, state, x: pe_outputs(nets, params, state.prior, state.hparams, x)
     batched = jax.vmap(forward, (None, None, 0))
+    tabulate = lambda state: pe_target_table(nets, state.target, state.prior, state.hparams)
+
+    def pe_target_outputs(state, x):                  # the target's outputs at s': table rows, or evaluated
+        return batched(state.target, state, x) if state.target_q is None else jnp.take(state.target_q, x, axis=0)
     beta_now = lambda state: beta_schedule(state.episodes, state.hparams.beta, state.hparams.beta_final,
                                            state.hparams.beta_decay_episodes)
 
@@ -285,7 +300,7 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
         beta = beta_now(state)
         per_sample = jax.vmap(lambda *a: pe_sample_loss(nets, config, beta, state.hparams, *a))
         losses, metrics = per_sample(batched(online, state, batch['obs']), batched(online, state, batch['next_obs']),
-                                     batched(state.target, state, batch['next_obs']), batch['action'],
+                                     pe_target_outputs(state, batch['next_obs']), batch['action'],
                                      batch['reward'], batch['discount'])
         return losses.mean(), dict(loss=losses.mean(), **jax.tree.map(jnp.mean, metrics))
 
@@ -299,7 +314,7 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
                     reward=jnp.asarray(tr.reward, jnp.float32), discount=jnp.asarray(tr.discount, jnp.float32),
                     next_obs=nets.encode(tr.next_obs))
         state = state.replace(replay=replay_add(state.replay, item), env_steps=state.env_steps + 1)
-        state, metrics = learn(state, key, loss, config)
+        state, metrics = learn(state, key, loss, config, tabulate)
         metrics = dict(metrics, w_act=state.w_act, bonus_act=state.bonus_act, beta=beta_now(state))
         return state.replace(episodes=state.episodes + tr.done.astype(jnp.int32)), metrics
 

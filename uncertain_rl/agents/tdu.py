@@ -16,7 +16,7 @@ from ..acting import (random_argmax, epsilon_greedy, uniform_head, ucb1_head, ex
                                  episode_head, ensemble_vote)
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, batch_td, learn,
-                                            cell_q, cell_td, ensemble_cell_signals)
+                                            cell_q, cell_td, ensemble_cell_signals, tabulate_target)
 from ..checks import option, integer, number, choice, optional, check_int
 from ..ensembles import member_std
 from ..learning import LOSSES, member_losses
@@ -91,7 +91,7 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
         state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
-        state, metrics = learn(state, k_sgd, loss, config, qnet)
+        state, metrics = learn(state, k_sgd, loss, config, tabulate_target(qnet))
         metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32),
                        explorer=(state.head >= evaluated).astype(jnp.float32))
         return state.replace(head=episode_head(tr.done, state.head, next_head(state, k_head))), metrics

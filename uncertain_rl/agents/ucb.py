@@ -17,7 +17,7 @@ from ..acting import (random_argmax, epsilon_greedy, uniform_head, episode_head,
                                  scheduled_epsilon, TIE_BREAKS, ensemble_vote)
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, td_loss, learn,
-                                            cell_q, ensemble_cell_signals)
+                                            cell_q, ensemble_cell_signals, tabulate_target)
 from ..checks import option, number, choice, check_choice
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
 from ..ucb import ucb_scores, ucb_action, vote_entropy, info_gain_bonus
@@ -69,7 +69,7 @@ def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
         q = acting_q(qnet, state, tr.obs)                        # at s_t, with the parameters that acted
         bonus = info_gain_bonus(q, state.hparams.temperature)
         state = store_transition(state, qnet, config, tr, k_mask, reward_bonus=state.hparams.rho * bonus)
-        state, metrics = learn(refresh_acting(state, tr.done), k_sgd, loss, config, qnet)
+        state, metrics = learn(refresh_acting(state, tr.done), k_sgd, loss, config, tabulate_target(qnet))
         metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32), info_gain=bonus,
                        vote_entropy=vote_entropy(q))
         return state.replace(head=episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))), metrics
