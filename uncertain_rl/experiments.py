@@ -335,7 +335,6 @@ def _run_bsuite(prep: Prepared, progress: _Progress, show: bool) -> RunResult:
 def run(experiment: Experiment, out=None, progress: bool = False, **summary_extra) -> RunResult:
     """Train `experiment`; with `out`, write its run directory (see above). `summary_extra` (e.g. `command=...`)
     goes into `summary.json`. Raises `RunInterrupted` (a `KeyboardInterrupt`) with the partial result."""
-    default_cpu_devices()                     # one CPU device per core, before anything starts JAX
     prep = prepare(experiment)
     if out is not None:
         out = Path(out)

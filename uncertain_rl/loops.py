@@ -365,8 +365,8 @@ def use_cpu_cores(count: int | None = None) -> bool:
 
 def default_cpu_devices() -> str:
     """The CPU's devices for our runs, chosen once per process before JAX starts: as `UNCERTAIN_RL_CPU_DEVICES` says
-    ('cores' or a count), else one device per core. `experiments.run` (so the command line) calls it first;
-    `import uncertain_rl` does not. Returns how the count was chosen, which `run_chunked` records in the layout."""
+    ('cores' or a count), else one device per core. `experiments.Experiment()` (so `run` and the command line) calls
+    it first; `import uncertain_rl` does not. Returns how the count was chosen, which `run_chunked` records."""
     import os
     if 'how' in _cpu_devices: return _cpu_devices['how']
     value = os.environ.get(CPU_DEVICES_ENV, '') or 'cores'

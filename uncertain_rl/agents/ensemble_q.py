@@ -6,8 +6,8 @@
 __all__ = ['ENSEMBLE_SIGNALS', 'SMALL_REPLAY', 'ReplayLearnerConfig', 'EnsembleQConfig', 'gradient_clip_scope', 'QNetwork',
            'flat_observation', 'make_q_network', 'q_values', 'EnsembleQState', 'replay_item', 'init_ensemble_q',
            'state_q', 'acting_q', 'refresh_acting', 'q_spread', 'store_transition', 'batch_td', 'td_loss', 'learn',
-           'target_table_rows', 'target_table', 'target_values', 'tabulate_target', 'refresh_target_table', 'cell_q',
-           'ensemble_cell_signals', 'cells_batch', 'cell_td']
+           'target_table_rows', 'tabulate_rows', 'table_or_evaluate', 'target_table', 'target_values',
+           'tabulate_target', 'refresh_target_table', 'cell_q', 'ensemble_cell_signals', 'cells_batch', 'cell_td']
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #29ba8adb
 from dataclasses import dataclass
@@ -272,18 +272,27 @@ def target_table_rows(config, spec: EnvSpec, lookup: bool) -> int:
     "Rows of the target table (every one-hot observation and the all-zero one), or 0 where evaluating batches is cheaper."
     rows = int(np.prod(spec.obs_shape)) + 1
     cheaper = rows < config.target_update_period * config.batch_size
-    return rows if lookup and getattr(config, 'cache_target', False) and cheaper else 0
+    return rows if lookup and config.cache_target and cheaper else 0
+
+
+def tabulate_rows(fn: Callable, rows: int) -> jax.Array:
+    "`fn` on every encoded observation `0..rows-1`, stacked: `[rows, ...]`."
+    return jax.vmap(fn)(jnp.arange(rows, dtype=jnp.int32))
+
+
+def table_or_evaluate(table: jax.Array | None, x: jax.Array, evaluate: Callable) -> jax.Array:
+    "The rows `x [B]` of `table`, or `evaluate(x)` where there is no table."
+    return evaluate(x) if table is None else jnp.take(table, x, axis=0)
 
 
 def target_table(qnet: QNetwork, params) -> jax.Array:
     "The networks' outputs on every encoded observation `0..table_rows-1`: `[rows, K, ...]`."
-    return jax.vmap(qnet.net.apply, in_axes=(None, 0))(params, jnp.arange(qnet.table_rows, dtype=jnp.int32))
+    return tabulate_rows(lambda x: qnet.net.apply(params, x), qnet.table_rows)
 
 
 def target_values(qnet: QNetwork, state, x: jax.Array) -> jax.Array:
     "The target networks' outputs on a batch of encoded observations, `[B, K, ...]`: table rows if there is a table."
-    if getattr(state, 'target_q', None) is None: return jax.vmap(qnet.net.apply, in_axes=(None, 0))(state.target, x)
-    return jnp.take(state.target_q, x, axis=0)
+    return table_or_evaluate(state.target_q, x, jax.vmap(lambda x: qnet.net.apply(state.target, x)))
 
 
 def tabulate_target(qnet: QNetwork) -> Callable:
@@ -293,7 +302,7 @@ def tabulate_target(qnet: QNetwork) -> Callable:
 
 def refresh_target_table(state, tabulate: Callable | None, synced: jax.Array):
     "The state with its target table recomputed by `tabulate(state)` if a sync just happened (no-op without a table)."
-    if getattr(state, 'target_q', None) is None: return state
+    if state.target_q is None: return state
     if tabulate is None: raise ValueError("learn: tabulate is required for a state with a target table (target_q), got None")
     table = jax.lax.cond(any_run(synced), lambda: tabulate(state), lambda: state.target_q)
     return state.replace(target_q=table)

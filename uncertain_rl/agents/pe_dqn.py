@@ -20,7 +20,7 @@ from flax import struct
 
 from ..acting import random_argmax, linear_epsilon
 from .ensemble_q import (ReplayLearnerConfig, flat_observation, gradient_clip_scope, learn,
-                                            target_table_rows)
+                                            target_table_rows, tabulate_rows, table_or_evaluate)
 from ..checks import option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index
 from ..learning import member_optimizer
@@ -193,7 +193,7 @@ def pe_outputs(nets: PENetworks, params, prior, hparams, x: jax.Array) -> jax.Ar
 
 def pe_target_table(nets: PENetworks, params, prior, hparams) -> jax.Array:
     "`pe_outputs` on every encoded observation `0..table_rows-1`, `[rows, 4, A, K]`: the target table (`ensemble_q`)."
-    return jax.vmap(lambda x: pe_outputs(nets, params, prior, hparams, x))(jnp.arange(nets.table_rows, dtype=jnp.int32))
+    return tabulate_rows(lambda x: pe_outputs(nets, params, prior, hparams, x), nets.table_rows)
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000023
 class PEHeads(NamedTuple):
@@ -290,9 +290,6 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
     forward = lambda params, state, x: pe_outputs(nets, params, state.prior, state.hparams, x)
     batched = jax.vmap(forward, (None, None, 0))
     tabulate = lambda state: pe_target_table(nets, state.target, state.prior, state.hparams)
-
-    def pe_target_outputs(state, x):                  # the target's outputs at s': table rows, or evaluated
-        return batched(state.target, state, x) if state.target_q is None else jnp.take(state.target_q, x, axis=0)
     beta_now = lambda state: beta_schedule(state.episodes, state.hparams.beta, state.hparams.beta_final,
                                            state.hparams.beta_decay_episodes)
 
@@ -300,7 +297,8 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
         beta = beta_now(state)
         per_sample = jax.vmap(lambda *a: pe_sample_loss(nets, config, beta, state.hparams, *a))
         losses, metrics = per_sample(batched(online, state, batch['obs']), batched(online, state, batch['next_obs']),
-                                     pe_target_outputs(state, batch['next_obs']), batch['action'],
+                                     table_or_evaluate(state.target_q, batch['next_obs'],
+                                                       lambda x: batched(state.target, state, x)), batch['action'],
                                      batch['reward'], batch['discount'])
         return losses.mean(), dict(loss=losses.mean(), **jax.tree.map(jnp.mean, metrics))
 
