@@ -7,6 +7,8 @@
    32x one seed's aggregate throughput).
 3. Compile time with the default options and a cold cache (`compile_time.py`): Bootstrapped DQN, E-AZ and the
    learned E-AZ on Deep Sea 8, 60 episodes, 2 seeds (target: the search agents at most 1.5x Bootstrapped DQN).
+4. The main command as a user runs it (`uncertain-rl train --agent boot_dqn --size 10 --episodes 2000 --seeds 1`),
+   whole process, with a fresh compilation cache (cold) and again (warm); and with 256 seeds x 500 episodes.
 
     pip install -e ".[dev]"
     python benchmarks/gpu.py            # about 10 minutes on an H100
@@ -16,7 +18,10 @@ Results go to standard output as Markdown tables; `benchmarks/README.md` ("On a 
 """
 import argparse
 import os
+import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,9 +50,35 @@ def table(title: str, rows: list) -> None:
               flush=True)
 
 
+def whole_process(args: list, cache: str) -> tuple:
+    "Wall seconds of one training process run as the command line runs it, and its line of compile and run seconds."
+    env = dict(os.environ, UNCERTAIN_RL_COMPILATION_CACHE=cache)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'train', '--agent', 'boot_dqn', '--size', '10', '--no-progress',
+                           *args], env=env, capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - start
+    line = next((l for l in done.stdout.splitlines() if l.startswith('compile')), '')
+    return seconds, re.sub(r'; results in .*', '', line)
+
+
+def main_command(quick: bool) -> None:
+    "The main command's whole process, cold and warm cache, at 1 seed and at 256 seeds."
+    print('\nThe main command, whole process (imports, compile or cache load, training, writing):')
+    print('| command | cache | whole process (s) | seed-episodes/s | compile and run |\n|---|---|---:|---:|---|')
+    with tempfile.TemporaryDirectory() as tmp:
+        for seeds, episodes in ((1, 100), (8, 50)) if quick else ((1, 2000), (256, 500)):
+            cache = f'{tmp}/cache{seeds}'
+            for i, state in enumerate(('cold', 'warm')):
+                seconds, line = whole_process(['--episodes', str(episodes), '--seeds', str(seeds),
+                                               '--out', f'{tmp}/run{seeds}_{i}'], cache)
+                print(f'| {seeds} seed(s) x {episodes} episodes | {state} | {seconds:.1f} | '
+                      f'{seeds * episodes / seconds:,.1f} | {line} |', flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--quick', action='store_true', help='a dry run: fewer seeds and episodes')
+    ap.add_argument('--eaz-episodes', type=int, default=300, help="E-AZ's episodes on Deep Sea 14 (default 300)")
     args = ap.parse_args()
     dev = jax.devices()[0]
     print(f'{dev.platform}: {len(jax.devices())} x {dev.device_kind}; {os.cpu_count()} CPU cores; jax {jax.__version__}; '
@@ -57,7 +88,7 @@ def main():
     rows = [(n, kind, *throughput('boot_dqn', 10, 50 if args.quick else 200, n)[:2]) for n in seeds]
     table('Bootstrapped DQN, Deep Sea 10, run time only:', rows)
 
-    episodes = 20 if args.quick else 300
+    episodes = 20 if args.quick else args.eaz_episodes
     seeds = (1, 5) if args.quick else (1, 5, 64)
     rows = [(n, kind, *throughput('e_az', 14, episodes, n)[:2]) for n in seeds]
     if dev.platform != 'cpu':
@@ -73,6 +104,7 @@ def main():
     for a, t in times.items():
         print(f"| {a} | {t['compile']:.1f} | {t['run']:.1f} | {t['compile'] / times['boot_dqn']['compile']:.2f}x |",
               flush=True)
+    main_command(args.quick)
 
 
 if __name__ == '__main__':

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['PRNGKey', 'State', 'Hparams', 'Metrics', 'InitFn', 'ActFn', 'ObserveFn', 'GreedyFn', 'CellSignalsFn', 'MakeFn',
-           'Transition', 'Cells', 'Agent', 'EnvSpec', 'gymnax_spec', 'Signal', 'Preset', 'GoldenCase', 'DocsSection',
-           'AgentEntry', 'EnvEntry']
+           'GYMNAX_CORE', 'Transition', 'Cells', 'Agent', 'EnvSpec', 'gymnax_spec', 'Signal', 'Preset', 'GoldenCase',
+           'DocsSection', 'AgentEntry', 'EnvEntry', 'gymnax_core']
 
 # %% ../nbs/01_base.ipynb #24b79c0b
 from dataclasses import dataclass, field
@@ -193,3 +193,40 @@ class EnvEntry:
     statistics: Optional[Callable] = None   # logs -> {name: per-run array}; 0 in `*_at`/`first_*` entries means never
     preset: Optional[Preset] = None         # overrides for every agent on this environment (its scale), applied first
     continuous: bool = False                # box (continuous) actions; False: discrete actions
+
+# %% ../nbs/01_base.ipynb #fb43cdec
+GYMNAX_CORE = ('gymnax.environments.environment', 'gymnax.environments.spaces')
+
+
+class _HandOverGymnaxCore:
+    "Import hook: when `gymnax.environments` is imported for real, it gets the two modules `gymnax_core` loaded."
+    def find_spec(self, name, path=None, target=None):
+        if name != 'gymnax.environments': return None
+        import importlib.util, sys
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+        def exec_module(module):
+            for full in GYMNAX_CORE: setattr(module, full.rsplit('.', 1)[1], sys.modules[full])
+            load(module)
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def gymnax_core() -> tuple:
+    "gymnax's `(environment, spaces)` modules, loaded without gymnax's package import unless gymnax is imported already."
+    import importlib, importlib.util, sys
+    if 'gymnax.environments' in sys.modules: return tuple(importlib.import_module(n) for n in GYMNAX_CORE)
+    if all(n in sys.modules for n in GYMNAX_CORE): return tuple(sys.modules[n] for n in GYMNAX_CORE)
+    found = importlib.util.find_spec('gymnax')
+    if found is None: raise ImportError('gymnax is not installed: pip install gymnax')
+    for name in GYMNAX_CORE:
+        path = f"{found.submodule_search_locations[0]}/environments/{name.rsplit('.', 1)[1]}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try: spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    sys.meta_path.insert(0, _HandOverGymnaxCore())
+    return tuple(sys.modules[n] for n in GYMNAX_CORE)

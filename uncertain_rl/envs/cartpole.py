@@ -10,9 +10,12 @@ __all__ = ['MASS_CART', 'MASS_POLE', 'LENGTH', 'FORCE_MAG', 'GRAVITY', 'Cartpole
 import jax
 import jax.numpy as jnp
 from flax import struct
-from gymnax.environments import environment, spaces
 
 from ..checks import check_number
+
+# %% ../../nbs/14_envs.cartpole.ipynb #73cb5b91
+from uncertain_rl.base import gymnax_core
+environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cp000006
 @struct.dataclass

@@ -10,9 +10,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
-from gymnax.environments import environment, spaces
 
 from ..checks import check_int
+
+# %% ../../nbs/13_envs.chain.ipynb #f09127ae
+from uncertain_rl.base import gymnax_core
+environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
 
 # %% ../../nbs/13_envs.chain.ipynb #fa4701b2
 @struct.dataclass

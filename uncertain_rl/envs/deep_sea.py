@@ -14,10 +14,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
-from gymnax.environments import environment, spaces
 
 from ..checks import check_int, check_bool, check_number, check_choice
 from ..base import Cells, Transition
+
+# %% ../../nbs/10_envs.deep_sea.ipynb #1cb8cd73
+from uncertain_rl.base import gymnax_core
+environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #b32d7e14
 def deep_sea_action_mapping(size: int, mapping_seed: int = 0, randomize_actions: bool = True) -> np.ndarray:

@@ -11,9 +11,12 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 from flax import struct
-from gymnax.environments import environment
 
 from ..checks import check_number
+
+# %% ../../nbs/15_envs.noise.ipynb #3a082a27
+from uncertain_rl.base import gymnax_core
+environment, _ = gymnax_core()                 # gymnax's base class, without its package import (base)
 
 # %% ../../nbs/15_envs.noise.ipynb #rn0006
 @struct.dataclass
