@@ -4,9 +4,13 @@
 
 # %% auto #0
 __all__ = ['BSUITE_LOG_RATIOS', 'DEEP_SEA_THRESHOLD', 'DEEP_SEA_FORGIVENESS', 'CARTPOLE_EPISODES', 'CARTPOLE_BASE_REGRET',
-           'CARTPOLE_GOOD_EPISODE', 'DEEP_SEA_SIZES', 'NOISE_SCALES', 'SUITES', 'bsuite_logged', 'bsuite_log_episodes',
+           'CARTPOLE_GOOD_EPISODE', 'DEEP_SEA_SIZES', 'NOISE_SCALES', 'SUITES', 'STORE_FILE', 'RECORD_COLUMNS',
+           'PROFILES', 'BSUITE_PREFIX', 'DEEP_SEA_COLUMNS', 'RUNNABLE_SUITES', 'bsuite_logged', 'bsuite_log_episodes',
            'DeepSeaSolution', 'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget',
-           'deep_sea_decided', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score', 'Suite']
+           'deep_sea_decided', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score', 'Suite', 'digest',
+           'config_json', 'open_store', 'insert_records', 'stored_keys', 'load_records', 'Profile', 'bsuite_csv',
+           'deep_sea_metrics', 'code_version', 'runs_on', 'setting_records', 'csv_dir', 'run_setting', 'run',
+           'leaderboard', 'leaderboard_markdown', 'report']
 
 # %% ../nbs/84_suite.ipynb #27e0a5cf
 from dataclasses import dataclass
@@ -133,3 +137,250 @@ SUITES = {s.name: s for s in (
           10_000, lambda s: deep_sea_budget(s['size'])),
     Suite('cartpole_noise', 'cartpole_noise', tuple({'noise_scale': x} for x in NOISE_SCALES for _ in range(4)),
           CARTPOLE_EPISODES, lambda s: CARTPOLE_EPISODES))}
+
+# %% ../nbs/84_suite.ipynb #770e5329
+import hashlib
+import json
+import socket
+import sqlite3
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+
+STORE_FILE = 'results.sqlite'
+RECORD_COLUMNS = ('key', 'agent', 'config_hash', 'config', 'suite', 'setting_index', 'setting', 'seed', 'profile',
+                  'budget', 'version', 'git_commit', 'status', 'episodes', 'compile_seconds', 'run_seconds', 'host',
+                  'device', 'finished', 'metrics', 'csv')
+
+
+def digest(*parts) -> str:
+    "A short stable hash of JSON-able parts."
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def config_json(config) -> str:
+    "An agent config as sorted JSON."
+    return json.dumps(asdict(config) if is_dataclass(config) else config, sort_keys=True, default=str)
+
+
+def open_store(out) -> sqlite3.Connection:
+    "The results store of the suite in directory `out` (created if needed), in WAL mode."
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(out / STORE_FILE, timeout=120)
+    con.execute('PRAGMA journal_mode=WAL')
+    columns = ', '.join(f'{c} TEXT PRIMARY KEY' if c == 'key' else c for c in RECORD_COLUMNS)
+    con.execute(f'CREATE TABLE IF NOT EXISTS records ({columns})')
+    return con
+
+
+def insert_records(con: sqlite3.Connection, records: list) -> int:
+    "Add records in one transaction; a key already stored is kept (the same key is the same run). Returns how many were new."
+    marks = ', '.join('?' * len(RECORD_COLUMNS))
+    with con:
+        before = con.total_changes
+        con.executemany(f"INSERT OR IGNORE INTO records ({', '.join(RECORD_COLUMNS)}) VALUES ({marks})",
+                        [tuple(r[c] for c in RECORD_COLUMNS) for r in records])
+        return con.total_changes - before
+
+
+def stored_keys(con: sqlite3.Connection) -> set:
+    "The keys of the finished records."
+    return {k for (k,) in con.execute("SELECT key FROM records WHERE status = 'done'")}
+
+
+def load_records(out) -> list:
+    "Every record of the store in `out`, as dicts (settings and metrics parsed)."
+    con = open_store(out)
+    try:
+        rows = con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records ORDER BY agent, suite, setting_index, seed")
+        records = [dict(zip(RECORD_COLUMNS, r)) for r in rows]
+    finally: con.close()
+    for r in records: r.update(setting=json.loads(r['setting']), metrics=json.loads(r['metrics']))
+    return records
+
+# %% ../nbs/84_suite.ipynb #28f5d3c8
+@dataclass(frozen=True)
+class Profile:
+    "How much of a suite to run: which Deep Sea sizes, how many seeds, and at most how many episodes a run."
+    name: str
+    seeds: int
+    sizes: tuple | None = None          # Deep Sea sizes (None: every size of the suite)
+    max_episodes: int | None = None     # a cap below bsuite's budget (None: bsuite's); then the scores are not bsuite's
+
+    def settings(self, suite: Suite) -> list:
+        "(index in bsuite's sweep, setting) of the runs this profile makes of `suite`."
+        return [(i, s) for i, s in enumerate(suite.settings) if self.sizes is None or s.get('size') in self.sizes]
+
+    def budget(self, suite: Suite, setting: dict) -> int:
+        "The episodes of one run."
+        return min(suite.budget(setting), self.max_episodes or suite.budget(setting))
+
+
+PROFILES = {p.name: p for p in (Profile('bsuite', seeds=1), Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60))}
+
+# %% ../nbs/84_suite.ipynb #2f5e8186
+BSUITE_PREFIX = 'bsuite_id_-_'          # bsuite's CSV file names: bsuite_id_-_deep_sea-0.csv for deep_sea/0
+DEEP_SEA_COLUMNS = ('total_bad_episodes', 'denoised_return')
+
+
+def bsuite_csv(logs: dict, run: int, played: int) -> str:
+    "Run `run` of per-episode `logs` ([runs, episodes]) as bsuite's CSV rows, up to episode `played`."
+    e = np.arange(1, played + 1)
+    keep = bsuite_logged(e)
+    length = np.asarray(logs['episode_length'][run][:played], np.int64)
+    ret = np.asarray(logs['episode_return'][run][:played], np.float64)
+    columns = dict(steps=np.cumsum(length), episode=e, total_return=np.cumsum(ret), episode_len=length,
+                   episode_return=ret, **{k: np.asarray(logs[k][run][:played]) for k in DEEP_SEA_COLUMNS if k in logs})
+    lines = [','.join(columns)] + [','.join(repr(v[i].item()) for v in columns.values()) for i in np.flatnonzero(keep)]
+    return '\n'.join(lines) + '\n'
+
+
+def deep_sea_metrics(total_bad_episodes, size: int) -> dict:
+    "What a record keeps of one Deep Sea run: bsuite's solution, whether it beats dithering, the episodes played."
+    bad = np.asarray(total_bad_episodes)[None]
+    solution = deep_sea_solution(bad)
+    return dict(solved=bool(solution.solved[0]), solve_episode=int(solution.episode[0]) if solution.solved[0] else None,
+                beats_dithering=bool(deep_sea_beats_dithering(solution, size)[0]), played=int((bad >= 0).sum()))
+
+# %% ../nbs/84_suite.ipynb #3d4a20f5
+def code_version() -> tuple:
+    "(the package's version, the git commit of its source tree or None)."
+    import subprocess
+    from uncertain_rl.rundir import package_versions
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(['git', '-C', str(root), 'rev-parse', 'HEAD'], capture_output=True, text=True, timeout=10)
+        commit = head.stdout.strip() if head.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired): commit = None
+    return package_versions(('uncertain_rl',)).get('uncertain_rl'), commit
+
+
+def runs_on(agent: str, suite: Suite) -> bool:
+    "Whether `agent` runs on `suite`'s environment: discrete actions, and the environment among its own, if it names any."
+    from uncertain_rl import registry
+    entry = registry.agent_entry(agent)
+    return not entry.continuous and (not entry.envs or suite.env in entry.envs)
+
+
+def setting_records(agent: str, config, suite: Suite, index: int, setting: dict, seeds, profile: Profile,
+                    version: tuple) -> dict:
+    "The records-to-be of one setting, by seed: every field but the results."
+    budget = profile.budget(suite, setting)
+    config_hash = digest(config_json(config))
+    base = dict(agent=agent, config_hash=config_hash, config=config_json(config), suite=suite.name,
+                setting_index=index, setting=json.dumps(setting, sort_keys=True), profile=profile.name, budget=budget,
+                version=version[0], git_commit=version[1], status='done')
+    key = lambda seed: digest(agent, config_hash, suite.name, index, setting, seed, budget, *version)
+    return {seed: dict(base, key=key(seed), seed=seed) for seed in seeds}
+
+# %% ../nbs/84_suite.ipynb #a7167ffe
+RUNNABLE_SUITES = ('deep_sea', 'deep_sea_stochastic')     # cartpole_noise: its runs need bsuite's raw returns logged
+
+
+def csv_dir(out: Path, record: dict) -> Path:
+    "Where one (agent, config, profile, code, seed)'s bsuite CSV files go: one directory per sweep, as bsuite reads them."
+    sweep = digest(record['config_hash'], record['profile'], record['version'], record['git_commit'])[:10]
+    return out / 'bsuite' / f"{record['agent']}-{sweep}" / f"seed_{record['seed']}"
+
+
+def run_setting(out: Path, suite: Suite, setting: dict, index: int, pending: dict, experiment, progress=False) -> list:
+    "Train the seeds of `pending` ({seed: record-to-be}) in one call, write their CSV logs, return their records."
+    import time
+    from uncertain_rl.experiments import run as run_experiment
+    from uncertain_rl.rundir import write_atomic
+    res = run_experiment(experiment, progress=progress)
+    seeds, share = experiment.seed_list, 1 / len(experiment.seed_list)
+    records = []
+    for i, seed in enumerate(seeds):
+        rec, played = pending[seed], int(res.episodes[i])
+        path = csv_dir(out, rec) / f'{BSUITE_PREFIX}{suite.name}-{index}.csv'
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, bsuite_csv(res.logs, i, played))
+        records.append(dict(rec, episodes=played, compile_seconds=res.compile_seconds * share,
+                            run_seconds=res.run_seconds * share, host=socket.gethostname(),
+                            device=f"{res.layout.get('platform')} ({res.layout.get('device_kind')}) x{res.layout.get('devices')}",
+                            finished=time.strftime('%Y-%m-%dT%H:%M:%S'), csv=str(path.relative_to(out)),
+                            metrics=json.dumps(deep_sea_metrics(res.logs['total_bad_episodes'][i], setting['size']))))
+    return records
+
+
+def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devices='all', progress: bool = False) -> dict:
+    """Run `agents` (registered names) on `suites` under `profile` into the store in `out`, skipping stored records.
+    Returns counts: records trained, records found stored, (agent, suite) pairs skipped as unsupported."""
+    from dataclasses import replace
+    from uncertain_rl import registry
+    from uncertain_rl.checks import check_choice
+    from uncertain_rl.experiments import Experiment
+    agents = [agents] if isinstance(agents, str) else list(agents)
+    suites = [suites] if isinstance(suites, str) else list(suites)
+    if not agents: raise ValueError('agents must name at least one registered agent, got none')
+    for a in agents: registry.agent_entry(a)                              # a ValueError naming the choices
+    for s in suites: check_choice('suite', s, RUNNABLE_SUITES)
+    prof = PROFILES[check_choice('profile', profile, tuple(PROFILES))]
+    out, version, counts = Path(out), code_version(), dict(trained=0, stored=0, unsupported=0)
+    con = open_store(out)
+    try:
+        done = stored_keys(con)
+        for agent in agents:
+            for suite in (SUITES[s] for s in suites):
+                if not runs_on(agent, suite):
+                    counts['unsupported'] += 1
+                    continue
+                for index, setting in prof.settings(suite):
+                    stop = lambda logs, n=setting['size'], b=prof.budget(suite, setting): \
+                        bool(deep_sea_decided(logs['total_bad_episodes'], n, b).all())
+                    exp = Experiment(agent, suite.env, episodes=prof.budget(suite, setting), size=setting['size'],
+                                     mapping_seed=setting['mapping_seed'], seeds=prof.seeds, eval_every=0, snapshots=0,
+                                     devices=devices, stop_when=stop)
+                    records = setting_records(agent, exp.agent_config()[2], suite, index, setting, exp.seed_list, prof,
+                                              version)
+                    pending = {s: r for s, r in records.items() if r['key'] not in done}
+                    counts['stored'] += len(records) - len(pending)
+                    if not pending: continue
+                    new = run_setting(out, suite, setting, index, pending, replace(exp, seeds=sorted(pending)), progress)
+                    insert_records(con, new)
+                    counts['trained'] += len(new)
+    finally: con.close()
+    return counts
+
+# %% ../nbs/84_suite.ipynb #5f0f3be7
+def leaderboard(records: list) -> list:
+    "One row per (agent, suite, profile, config): the score over seeds, the largest N solved, solve episodes, time."
+    groups = {}
+    for r in records:
+        groups.setdefault((r['agent'], r['suite'], r['profile'], r['config_hash']), []).append(r)
+    rows = []
+    for (agent, suite, profile, config_hash), rs in sorted(groups.items()):
+        seeds = sorted({r['seed'] for r in rs})
+        sizes = sorted({r['setting']['size'] for r in rs})
+        beats = {(r['seed'], r['setting']['size']): r['metrics']['beats_dithering'] for r in rs}
+        scores = [np.mean([beats[s, n] for n in sizes if (s, n) in beats]) for s in seeds]
+        solved = [n for n in sizes if np.mean([beats.get((s, n), False) for s in seeds]) >= .5]
+        episodes = {n: [r['metrics']['solve_episode'] for r in rs if r['setting']['size'] == n and r['metrics']['solved']]
+                    for n in sizes}
+        rows.append(dict(agent=agent, suite=suite, profile=profile, config_hash=config_hash, seeds=len(seeds),
+                         sizes=sizes, score=float(np.mean(scores)), score_sd=float(np.std(scores)),
+                         largest_solved=max(solved) if solved else None,
+                         median_solve_episode={n: float(np.median(e)) if e else None for n, e in episodes.items()},
+                         seconds=float(sum(r['compile_seconds'] + r['run_seconds'] for r in rs)),
+                         hardware=sorted({f"{r['device']} on {r['host']}" for r in rs})))
+    return rows
+
+
+def leaderboard_markdown(rows: list) -> str:
+    "The leaderboard as a Markdown table."
+    lines = ['| agent | suite | profile | seeds | score (mean ± sd) | largest N solved | compute (s) |',
+             '|---|---|---|---:|---:|---:|---:|']
+    for r in sorted(rows, key=lambda r: (r['suite'], -r['score'])):
+        lines.append(f"| {r['agent']} | {r['suite']} | {r['profile']} | {r['seeds']} | {r['score']:.2f} ± "
+                     f"{r['score_sd']:.2f} | {r['largest_solved'] or '-'} | {r['seconds']:,.0f} |")
+    return '\n'.join(lines) + '\n'
+
+
+def report(out) -> list:
+    "Write `leaderboard.json` and `leaderboard.md` for the store in `out`; returns the rows."
+    from uncertain_rl.rundir import write_atomic
+    rows = leaderboard(load_records(out))
+    write_atomic(Path(out) / 'leaderboard.json', json.dumps(rows, indent=2))
+    write_atomic(Path(out) / 'leaderboard.md', leaderboard_markdown(rows))
+    return rows

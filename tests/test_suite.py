@@ -1,0 +1,72 @@
+"""`uncertain-rl suite`: the quick profile end to end. A killed suite (SIGKILL: a lost machine, nothing runs on exit)
+keeps the records it finished, and the rerun trains only the rest; bsuite's own loader and Deep Sea analysis, run on
+the suite's CSV logs, give each seed's sweep the score the store's records give it."""
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from uncertain_rl import suite
+
+COMMAND = [sys.executable, '-m', 'uncertain_rl', 'suite', 'run', '--agents', 'boot_dqn', '--suite', 'deep_sea',
+           '--profile', 'quick', '--no-progress', '--out']
+
+
+def finished(out) -> dict:
+    "key -> finished time of the records in the store (empty while there is no store yet)."
+    path = out / suite.STORE_FILE
+    if not path.is_file(): return {}
+    con = sqlite3.connect(path, timeout=60)
+    try: return dict(con.execute('SELECT key, finished FROM records'))
+    except sqlite3.OperationalError: return {}                     # the table is not created yet
+    finally: con.close()
+
+
+@pytest.fixture(scope='module')
+def killed_then_resumed(tmp_path_factory):
+    "Run the quick suite, SIGKILL it once the first setting's records are stored, then run the same command again."
+    out = tmp_path_factory.mktemp('suite')
+    proc = subprocess.Popen([*COMMAND, str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 300
+    while len(finished(out)) < 2 and proc.poll() is None and time.time() < deadline: time.sleep(.1)
+    proc.kill()
+    proc.wait()
+    before = finished(out)
+    again = subprocess.run([*COMMAND, str(out)], capture_output=True, text=True, timeout=600)
+    return out, before, again
+
+
+def test_a_killed_suite_resumes_without_recomputing_finished_records(killed_then_resumed):
+    out, before, again = killed_then_resumed
+    assert len(before) == 2, f'the kill should land after the first setting (2 seeds), found {len(before)} records'
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert '2 records trained, 2 already stored' in again.stdout
+    after = finished(out)
+    assert len(after) == 4 and all(after[k] == t for k, t in before.items())   # the first two untouched
+
+
+def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_resumed):
+    "Per seed: bsuite's `load_one_result_set` on the CSV directory, then bsuite's Deep Sea `score`."
+    from bsuite.experiments.deep_sea import analysis
+    from bsuite.logging.csv_load import load_one_result_set
+    out, _, _ = killed_then_resumed
+    records = suite.load_records(out)
+    ours = {r['seed']: [] for r in records}
+    for r in records: ours[r['seed']].append(r['metrics']['beats_dithering'])
+    append = getattr(pd.Series, 'append', None)
+    pd.Series.append = lambda self, other: pd.concat([self, other])       # removed in pandas 2; bsuite 0.3.6 calls it
+    try:
+        for seed, beats in ours.items():
+            folder = suite.csv_dir(out, next(r for r in records if r['seed'] == seed))
+            theirs = analysis.score(load_one_result_set(str(folder)))
+            assert theirs == np.mean(beats), (seed, theirs, beats)
+    finally:
+        if append is None: del pd.Series.append
+        else: pd.Series.append = append
+    rows = suite.report(out)
+    assert rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())[0]['agent'] == 'boot_dqn'
