@@ -216,7 +216,8 @@ class Profile:
         return min(suite.budget(setting), self.max_episodes or suite.budget(setting))
 
 
-PROFILES = {p.name: p for p in (Profile('bsuite', seeds=1), Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60))}
+PROFILES = {p.name: p for p in (Profile('bsuite', seeds=1), Profile('cpu', seeds=10, sizes=(10, 14, 18), max_episodes=1_000),
+                                 Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60))}
 
 # %% ../nbs/84_suite.ipynb #2f5e8186
 BSUITE_PREFIX = 'bsuite_id_-_'          # bsuite's CSV file names: bsuite_id_-_deep_sea-0.csv for deep_sea/0
