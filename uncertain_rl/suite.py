@@ -10,7 +10,7 @@ __all__ = ['BSUITE_LOG_RATIOS', 'DEEP_SEA_THRESHOLD', 'DEEP_SEA_FORGIVENESS', 'C
            'deep_sea_decided', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score', 'Suite', 'digest',
            'config_json', 'open_store', 'insert_records', 'stored_keys', 'load_records', 'Profile', 'bsuite_csv',
            'deep_sea_metrics', 'code_version', 'runs_on', 'setting_records', 'csv_dir', 'run_setting', 'run',
-           'leaderboard', 'leaderboard_markdown', 'report']
+           'leaderboard', 'leaderboard_markdown', 'report', 'merge']
 
 # %% ../nbs/84_suite.ipynb #27e0a5cf
 from dataclasses import dataclass
@@ -385,3 +385,23 @@ def report(out) -> list:
     write_atomic(Path(out) / 'leaderboard.json', json.dumps(rows, indent=2))
     write_atomic(Path(out) / 'leaderboard.md', leaderboard_markdown(rows))
     return rows
+
+# %% ../nbs/84_suite.ipynb #9cf83915
+def merge(out, sources) -> int:
+    "Add the records (and CSV logs) of the stores in `sources` that the store in `out` lacks; returns how many."
+    import shutil
+    out, added = Path(out), 0
+    con = open_store(out)
+    try:
+        for source in map(Path, sources):
+            if not (source / STORE_FILE).is_file(): raise ValueError(f"sources: {str(source)!r} has no {STORE_FILE}")
+            records = [dict(r, setting=json.dumps(r['setting'], sort_keys=True), metrics=json.dumps(r['metrics']))
+                       for r in load_records(source)]
+            for r in records:
+                target = out / r['csv']
+                if not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source / r['csv'], target)
+            added += insert_records(con, records)
+    finally: con.close()
+    return added

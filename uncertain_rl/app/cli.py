@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # %% ../../nbs/91_app.cli.ipynb #b277c615
 def add_suite_commands(sub) -> None:
-    "`uncertain-rl suite run|report`: bsuite's sweeps for several agents, in one resumable store."
+    "`uncertain-rl suite run|report|merge`: bsuite's sweeps for several agents, in one resumable store."
     s = sub.add_parser('suite', help="run bsuite's sweeps for several agents into one resumable store; report them",
                        formatter_class=_Help)
     ss = s.add_subparsers(dest='suite_command', required=True, parser_class=_Parser, metavar='SUITE_COMMAND')
@@ -130,11 +130,18 @@ def add_suite_commands(sub) -> None:
     p = ss.add_parser('report', help='write DIR/leaderboard.md and DIR/leaderboard.json, and print the table',
                       formatter_class=_Help)
     p.add_argument('out', metavar='DIR', help='a directory written by uncertain-rl suite run')
+    m = ss.add_parser('merge', help="add the records of other suite directories (other hosts') to DIR's store",
+                      formatter_class=_Help)
+    m.add_argument('out', metavar='DIR', help='the directory to merge into (created if needed)')
+    m.add_argument('sources', metavar='SOURCE', nargs='+', help='directories written by uncertain-rl suite run')
 
 
 def cmd_suite(args) -> int:
-    "`uncertain-rl suite run|report`."
+    "`uncertain-rl suite run|report|merge`."
     from uncertain_rl import suite
+    if args.suite_command == 'merge':
+        print(f"{suite.merge(args.out, args.sources)} records added to {Path(args.out) / suite.STORE_FILE}")
+        return 0
     if args.suite_command == 'report':
         if not (Path(args.out) / suite.STORE_FILE).is_file(): raise UsageError(f"{args.out!r} has no {suite.STORE_FILE}")
         print(suite.leaderboard_markdown(suite.report(args.out)), end='')
