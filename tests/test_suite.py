@@ -70,3 +70,4 @@ def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_res
         else: pd.Series.append = append
     rows = suite.report(out)
     assert rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())[0]['agent'] == 'boot_dqn'
+    assert (out / 'leaderboard.png').stat().st_size > 10_000
