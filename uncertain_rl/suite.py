@@ -359,12 +359,12 @@ def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devic
 
 # %% ../nbs/84_suite.ipynb #5f0f3be7
 def leaderboard(records: list) -> list:
-    "One row per (agent, suite, profile, config): the score over seeds, the largest N solved, solve episodes, time."
+    "One row per (agent, suite, profile, config, code): the score over seeds, the largest N solved, solve episodes, time."
     groups = {}
     for r in records:
-        groups.setdefault((r['agent'], r['suite'], r['profile'], r['config_hash']), []).append(r)
+        groups.setdefault((r['agent'], r['suite'], r['profile'], r['config_hash'], r['version'], r['git_commit']), []).append(r)
     rows = []
-    for (agent, suite, profile, config_hash), rs in sorted(groups.items()):
+    for (agent, suite, profile, config_hash, version, commit), rs in sorted(groups.items(), key=str):
         seeds = sorted({r['seed'] for r in rs})
         sizes = sorted({r['setting']['size'] for r in rs})
         beats = {(r['seed'], r['setting']['size']): r['metrics']['beats_dithering'] for r in rs}
@@ -372,7 +372,8 @@ def leaderboard(records: list) -> list:
         solved = [n for n in sizes if np.mean([beats.get((s, n), False) for s in seeds]) >= .5]
         episodes = {n: [r['metrics']['solve_episode'] for r in rs if r['setting']['size'] == n and r['metrics']['solved']]
                     for n in sizes}
-        rows.append(dict(agent=agent, suite=suite, profile=profile, config_hash=config_hash, seeds=len(seeds),
+        rows.append(dict(agent=agent, suite=suite, profile=profile, config_hash=config_hash, version=version,
+                         git_commit=commit, seeds=len(seeds),
                          sizes=sizes, score=float(np.mean(scores)), score_sd=float(np.std(scores)),
                          largest_solved=max(solved) if solved else None,
                          median_solve_episode={n: float(np.median(e)) if e else None for n, e in episodes.items()},
