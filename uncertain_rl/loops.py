@@ -26,7 +26,7 @@ from .base import Agent, Cells, EnvSpec, Signal, Transition
 from .checks import check_int
 
 # %% ../nbs/06_loops.ipynb #09e5d37d
-BSUITE_INFO_KEYS = ('total_bad_episodes', 'denoised_return')
+BSUITE_INFO_KEYS = ('total_bad_episodes', 'denoised_return', 'raw_return', 'best_episode')   # bsuite's running statistics
 
 
 def episode_bounds(env, env_params=None) -> tuple:

@@ -7,6 +7,8 @@ __all__ = ['MASS_CART', 'MASS_POLE', 'LENGTH', 'FORCE_MAG', 'GRAVITY', 'Cartpole
            'max_steps', 'Cartpole']
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cp000003
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 from flax import struct
@@ -25,6 +27,9 @@ class CartpoleState:
     theta: jax.Array
     theta_dot: jax.Array
     time: jax.Array                # steps taken in this episode (int32)
+    episode_raw: jax.Array = 0.    # bsuite's statistics, without the noise: this episode's return so far,
+    raw_return: jax.Array = 0.     # the return of every episode so far (bsuite's `raw_return`),
+    best_episode: jax.Array = 0.   # and the best finished episode's (bsuite's `best_episode`)
 
 
 @struct.dataclass
@@ -43,7 +48,7 @@ def cartpole_dynamics(state: CartpoleState, action, timescale: float = .01) -> C
     temp = (force + pl * jnp.square(state.theta_dot) * sin) / m_total
     theta_acc = (GRAVITY * sin - cos * temp) / (LENGTH * (4 / 3 - MASS_POLE * jnp.square(cos) / m_total))
     x_acc = temp - pl * theta_acc * cos / m_total
-    return CartpoleState(x=state.x + timescale * state.x_dot, x_dot=state.x_dot + timescale * x_acc,
+    return state.replace(x=state.x + timescale * state.x_dot, x_dot=state.x_dot + timescale * x_acc,
                          theta=jnp.remainder(state.theta + timescale * state.theta_dot, 2 * jnp.pi),
                          theta_dot=state.theta_dot + timescale * theta_acc, time=state.time + 1)
 
@@ -82,17 +87,31 @@ class Cartpole(environment.Environment):
     def reset_env(self, key, params):
         "Position, velocity, angle and angular velocity uniform in `[-init_range, init_range]`."
         x, x_dot, theta, theta_dot = jax.random.uniform(key, (4,), minval=-self.init_range, maxval=self.init_range)
-        state = CartpoleState(x, x_dot, theta, theta_dot, jnp.int32(0))
+        zero = jnp.float32(0.)
+        state = CartpoleState(x, x_dot, theta, theta_dot, jnp.int32(0), zero, zero, zero)
         return self.observation(state), state
 
     def step_env(self, key, state, action, params):
         "One step; reward 1 (plus noise) while balanced and on the table; the episode ends when it is not, or at the limit."
         state = cartpole_dynamics(state, action, self.timescale)
         balanced = (jnp.cos(state.theta) > self.height_threshold) & (jnp.abs(state.x) < self.x_threshold)
-        reward = balanced.astype(jnp.float32) + params.noise_scale * jax.random.normal(key)
+        raw = balanced.astype(jnp.float32)
         terminated = ~balanced | (state.time >= self.max_steps)
+        episode_raw = state.episode_raw + raw
+        state = state.replace(episode_raw=episode_raw, raw_return=state.raw_return + raw,
+                              best_episode=jnp.where(terminated, jnp.maximum(state.best_episode, episode_raw),
+                                                     state.best_episode))
+        reward = raw + params.noise_scale * jax.random.normal(key)
         return (self.observation(state), state, reward, terminated,
-                dict(discount=1. - terminated.astype(jnp.float32), balanced=balanced))
+                dict(discount=1. - terminated.astype(jnp.float32), balanced=balanced, raw_return=state.raw_return,
+                     best_episode=state.best_episode))
+
+    @partial(jax.jit, static_argnames=('self',))
+    def step(self, key, state, action, params=None):
+        "gymnax's auto-resetting step, keeping bsuite's running statistics (`raw_return`, `best_episode`) across episodes."
+        obs, state, reward, terminated, truncated, info = super().step(key, state, action, params)
+        state = state.replace(raw_return=info['raw_return'], best_episode=info['best_episode'])
+        return obs, state, reward, terminated, truncated, info
 
     def is_truncated(self, state, params) -> jax.Array: return jnp.bool_(False)
     def is_terminated(self, state, params) -> jax.Array: return jnp.bool_(False)
