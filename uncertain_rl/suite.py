@@ -228,7 +228,7 @@ class Profile:
         return min(suite.budget(setting), self.max_episodes or suite.budget(setting))
 
 
-PROFILES = {p.name: p for p in (Profile('bsuite', seeds=1), Profile('cpu', seeds=10, sizes=(10, 14, 18), max_episodes=1_000),
+PROFILES = {p.name: p for p in (Profile('bsuite', seeds=1), Profile('cpu', seeds=10, sizes=(10, 20, 30), max_episodes=1_000),
                                  Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60))}
 
 # %% ../nbs/84_suite.ipynb #2f5e8186
