@@ -71,3 +71,18 @@ def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_res
     rows = suite.report(out)
     assert rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())[0]['agent'] == 'boot_dqn'
     assert (out / 'leaderboard.png').stat().st_size > 10_000
+
+
+def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
+    "bsuite's four runs of a noise scale are one call with different seeds; bsuite's cartpole_noise analysis agrees."
+    from bsuite.experiments.cartpole_noise import analysis
+    from bsuite.logging.csv_load import load_one_result_set
+    counts = suite.run(['dqn'], 'cartpole_noise', 'quick', tmp_path)
+    assert counts == dict(trained=8, stored=0, unsupported=0)
+    records = suite.load_records(tmp_path)
+    assert len({r['metrics']['prng_seed'] for r in records}) == 8                 # no two runs share a seed
+    assert len({r['metrics']['raw_return'] for r in records}) > 1
+    for seed in (0, 1):
+        mine = [r for r in records if r['seed'] == seed]
+        theirs = analysis.score(load_one_result_set(str(suite.csv_dir(tmp_path, mine[0]))))
+        assert abs(theirs - suite.cartpole_summary(mine, [seed])['score']) < 1e-12, (seed, theirs)

@@ -5,13 +5,14 @@
 # %% auto #0
 __all__ = ['BSUITE_LOG_RATIOS', 'DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'CARTPOLE_EPISODES',
            'CARTPOLE_BASE_REGRET', 'CARTPOLE_GOOD_EPISODE', 'DEEP_SEA_SIZES', 'NOISE_SCALES', 'SUITES', 'STORE_FILE',
-           'RECORD_COLUMNS', 'PROFILES', 'BSUITE_PREFIX', 'DEEP_SEA_COLUMNS', 'RUNNABLE_SUITES', 'bsuite_logged',
-           'bsuite_log_episodes', 'DeepSeaRule', 'DeepSeaSolution', 'deep_sea_solution', 'deep_sea_beats_dithering',
-           'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided', 'cartpole_score', 'score_by_scaling',
-           'cartpole_noise_score', 'Suite', 'digest', 'config_json', 'open_store', 'insert_records', 'stored_keys',
-           'load_records', 'Profile', 'bsuite_csv', 'deep_sea_metrics', 'code_version', 'runs_on', 'setting_records',
-           'csv_dir', 'run_setting', 'run', 'leaderboard', 'leaderboard_markdown', 'report', 'plot_leaderboard',
-           'merge']
+           'RECORD_COLUMNS', 'PROFILES', 'BSUITE_PREFIX', 'BSUITE_COLUMNS', 'RUNNABLE_SUITES', 'REPLICA_STRIDE',
+           'bsuite_logged', 'bsuite_log_episodes', 'DeepSeaRule', 'DeepSeaSolution', 'deep_sea_solution',
+           'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided', 'cartpole_run_summary',
+           'cartpole_group_score', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score', 'Suite', 'digest',
+           'config_json', 'open_store', 'insert_records', 'stored_keys', 'load_records', 'Profile', 'bsuite_csv',
+           'deep_sea_metrics', 'code_version', 'runs_on', 'setting_records', 'run_metrics', 'csv_dir', 'replicas',
+           'run_setting', 'setting_experiment', 'run', 'leaderboard', 'deep_sea_summary', 'cartpole_summary',
+           'leaderboard_markdown', 'report', 'plot_leaderboard', 'merge']
 
 # %% ../nbs/84_suite.ipynb #27e0a5cf
 from dataclasses import dataclass
@@ -97,18 +98,25 @@ CARTPOLE_BASE_REGRET = 1_000.   # bsuite's regret per episode of a policy that e
 CARTPOLE_GOOD_EPISODE = 500.    # bsuite: a run is solved once one episode returned more than this
 
 
+def cartpole_run_summary(raw_returns) -> dict:
+    "One run's noise-free episode returns `[episodes]` (NaN: not played) at its last bsuite row: episode, raw return, best."
+    r = np.asarray(raw_returns, float)[:CARTPOLE_EPISODES]
+    e = np.arange(1, len(r) + 1)
+    last = int(e[bsuite_logged(e) & ~np.isnan(r)].max())
+    return dict(last_row=last, raw_return=float(np.nansum(r[:last])), best_episode=float(np.nanmax(r[:last])))
+
+
+def cartpole_group_score(summaries: list) -> float:
+    "bsuite's Cartpole score of a group of runs from their `cartpole_run_summary`s: regret at the last row, and solves."
+    n = max(s['last_row'] for s in summaries)                               # the last row of any run
+    regret = np.mean([CARTPOLE_BASE_REGRET * n - s['raw_return'] for s in summaries if s['last_row'] == n]) / n
+    regret_score = np.clip((CARTPOLE_BASE_REGRET - regret) / CARTPOLE_BASE_REGRET, 0, 1)
+    return float(.5 * (regret_score + np.mean([s['best_episode'] > CARTPOLE_GOOD_EPISODE for s in summaries])))
+
+
 def cartpole_score(raw_returns) -> float:
     "bsuite's Cartpole score of a group of runs' noise-free episode returns `[runs, episodes]` (NaN: not played)."
-    r = np.asarray(raw_returns, float)[..., :CARTPOLE_EPISODES]
-    e = np.arange(1, r.shape[-1] + 1)
-    rows = bsuite_logged(e) & ~np.isnan(r)                                  # [runs, episodes]: bsuite's log rows
-    n = int(e[rows.any(0)].max())                                           # the last row of any run
-    raw_return = np.nancumsum(r, -1)[:, n - 1]
-    regret = (CARTPOLE_BASE_REGRET * n - raw_return[rows[:, n - 1]]).mean() / n
-    regret_score = np.clip((CARTPOLE_BASE_REGRET - regret) / CARTPOLE_BASE_REGRET, 0, 1)
-    last = r.shape[-1] - rows[:, ::-1].argmax(-1)                           # each run's last row
-    best = np.array([np.nanmax(run[:k]) for run, k in zip(r, last)])
-    return float(.5 * (regret_score + np.mean(best > CARTPOLE_GOOD_EPISODE)))
+    return cartpole_group_score([cartpole_run_summary(r) for r in np.asarray(raw_returns, float)])
 
 
 def score_by_scaling(scores) -> float:
@@ -218,22 +226,32 @@ class Profile:
     seeds: int
     sizes: tuple | None = None          # Deep Sea sizes (None: every size of the suite)
     max_episodes: int | None = None     # a cap below bsuite's budget (None: bsuite's); then the scores are not bsuite's
+    noise_scales: tuple | None = None   # cartpole_noise's scales (None: all five; empty: none)
+    cartpole_episodes: int | None = None   # a cap on cartpole_noise's 1,000 episodes (None: bsuite's)
+
+    def keeps(self, setting: dict) -> bool:
+        "Whether this profile runs a setting."
+        if 'size' in setting: return self.sizes is None or setting['size'] in self.sizes
+        return self.noise_scales is None or setting['noise_scale'] in self.noise_scales
 
     def settings(self, suite: Suite) -> list:
         "(index in bsuite's sweep, setting) of the runs this profile makes of `suite`."
-        return [(i, s) for i, s in enumerate(suite.settings) if self.sizes is None or s.get('size') in self.sizes]
+        return [(i, s) for i, s in enumerate(suite.settings) if self.keeps(s)]
 
     def budget(self, suite: Suite, setting: dict) -> int:
         "The episodes of one run."
-        return min(suite.budget(setting), self.max_episodes or suite.budget(setting))
+        cap = self.max_episodes if suite.rule is not None else self.cartpole_episodes
+        return min(suite.budget(setting), cap or suite.budget(setting))
 
 
-PROFILES = {p.name: p for p in (Profile('bsuite', seeds=1), Profile('cpu', seeds=10, sizes=(10, 20, 30), max_episodes=1_000),
-                                 Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60))}
+PROFILES = {p.name: p for p in (
+    Profile('bsuite', seeds=1),
+    Profile('cpu', seeds=10, sizes=(10, 20, 30), max_episodes=1_000, noise_scales=()),
+    Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60, noise_scales=(1.,), cartpole_episodes=10))}
 
 # %% ../nbs/84_suite.ipynb #2f5e8186
 BSUITE_PREFIX = 'bsuite_id_-_'          # bsuite's CSV file names: bsuite_id_-_deep_sea-0.csv for deep_sea/0
-DEEP_SEA_COLUMNS = ('total_bad_episodes', 'denoised_return')
+BSUITE_COLUMNS = ('total_bad_episodes', 'denoised_return', 'raw_return', 'best_episode')   # the environments' own
 
 
 def bsuite_csv(logs: dict, run: int, played: int) -> str:
@@ -243,7 +261,7 @@ def bsuite_csv(logs: dict, run: int, played: int) -> str:
     length = np.asarray(logs['episode_length'][run][:played], np.int64)
     ret = np.asarray(logs['episode_return'][run][:played], np.float64)
     columns = dict(steps=np.cumsum(length), episode=e, total_return=np.cumsum(ret), episode_len=length,
-                   episode_return=ret, **{k: np.asarray(logs[k][run][:played]) for k in DEEP_SEA_COLUMNS if k in logs})
+                   episode_return=ret, **{k: np.asarray(logs[k][run][:played]) for k in BSUITE_COLUMNS if k in logs})
     lines = [','.join(columns)] + [','.join(repr(v[i].item()) for v in columns.values()) for i in np.flatnonzero(keep)]
     return '\n'.join(lines) + '\n'
 
@@ -287,7 +305,13 @@ def setting_records(agent: str, config, suite: Suite, index: int, setting: dict,
     return {seed: dict(base, key=key(seed), seed=seed) for seed in seeds}
 
 # %% ../nbs/84_suite.ipynb #a7167ffe
-RUNNABLE_SUITES = ('deep_sea', 'deep_sea_stochastic')     # cartpole_noise: its runs need bsuite's raw returns logged
+RUNNABLE_SUITES = tuple(SUITES)
+
+
+def run_metrics(suite: Suite, setting: dict, logs: dict, run: int) -> dict:
+    "What a record keeps of run `run` of `logs`: Deep Sea's solution, or Cartpole's last row (noise-free returns)."
+    if suite.rule is not None: return deep_sea_metrics(logs['total_bad_episodes'][run], setting['size'], suite.rule)
+    return cartpole_run_summary(np.diff(np.asarray(logs['raw_return'][run], float), prepend=0.))
 
 
 def csv_dir(out: Path, record: dict) -> Path:
@@ -296,26 +320,49 @@ def csv_dir(out: Path, record: dict) -> Path:
     return out / 'bsuite' / f"{record['agent']}-{sweep}" / f"seed_{record['seed']}"
 
 
-def run_setting(out: Path, suite: Suite, setting: dict, index: int, pending: dict, experiment, progress=False) -> list:
-    "Train the seeds of `pending` ({seed: record-to-be}) in one call, write their CSV logs, return their records."
+REPLICA_STRIDE = 10_000        # bsuite's r-th repeat of a setting (cartpole_noise: four runs a scale) trains seed s + r * this
+
+
+def replicas(settings: list) -> list:
+    "bsuite's settings grouped by equality, in order: [(setting, [sweep indices of its repeats])]."
+    groups = {}
+    for index, setting in settings: groups.setdefault(json.dumps(setting, sort_keys=True), (setting, []))[1].append(index)
+    return list(groups.values())
+
+
+def run_setting(out: Path, suite: Suite, setting: dict, pending: list, experiment, progress=False) -> list:
+    "Train the records-to-be `pending` (their `prng_seed`s are the experiment's seeds) in one call; write their logs."
     import time
     from uncertain_rl.experiments import run as run_experiment
     from uncertain_rl.rundir import write_atomic
     res = run_experiment(experiment, progress=progress)
-    seeds, share = experiment.seed_list, 1 / len(experiment.seed_list)
+    share = 1 / len(pending)
     records = []
-    for i, seed in enumerate(seeds):
-        rec, played = pending[seed], int(res.episodes[i])
-        path = csv_dir(out, rec) / f'{BSUITE_PREFIX}{suite.name}-{index}.csv'
+    for i, rec in enumerate(pending):
+        played = int(res.episodes[i])
+        path = csv_dir(out, rec) / f"{BSUITE_PREFIX}{suite.name}-{rec['setting_index']}.csv"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, bsuite_csv(res.logs, i, played))
         records.append(dict(rec, episodes=played, compile_seconds=res.compile_seconds * share,
                             run_seconds=res.run_seconds * share, host=socket.gethostname(),
                             device=f"{res.layout.get('platform')} ({res.layout.get('device_kind')}) x{res.layout.get('devices')}",
                             finished=time.strftime('%Y-%m-%dT%H:%M:%S'), csv=str(path.relative_to(out)),
-                            metrics=json.dumps(deep_sea_metrics(res.logs['total_bad_episodes'][i], setting['size'],
-                                                                suite.rule))))
+                            metrics=json.dumps(dict(run_metrics(suite, setting, res.logs, i), prng_seed=rec['prng_seed']))))
     return records
+
+
+def setting_experiment(agent: str, suite: Suite, setting: dict, profile: Profile, devices='all'):
+    "The `Experiment` of one setting's seeds: Deep Sea stops once every run is decided; Cartpole gets its noise scale."
+    from uncertain_rl.experiments import Experiment
+    budget = profile.budget(suite, setting)
+    common = dict(episodes=budget, seeds=profile.seeds, eval_every=0, snapshots=0, devices=devices)
+    if suite.rule is None:
+        import jax.numpy as jnp
+        from uncertain_rl.envs.cartpole import CartpoleParams
+        return Experiment(agent, suite.env, env_params=CartpoleParams(jnp.float32(setting['noise_scale'])), **common)
+    stop = lambda logs: bool(deep_sea_decided(logs['total_bad_episodes'], setting['size'], budget, suite.rule).all())
+    return Experiment(agent, suite.env, size=setting['size'], mapping_seed=setting['mapping_seed'], stop_when=stop,
+                      **common)
 
 
 def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devices='all', progress: bool = False) -> dict:
@@ -324,7 +371,6 @@ def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devic
     from dataclasses import replace
     from uncertain_rl import registry
     from uncertain_rl.checks import check_choice
-    from uncertain_rl.experiments import Experiment
     agents = [agents] if isinstance(agents, str) else list(agents)
     suites = [suites] if isinstance(suites, str) else list(suites)
     if not agents: raise ValueError('agents must name at least one registered agent, got none')
@@ -340,18 +386,16 @@ def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devic
                 if not runs_on(agent, suite):
                     counts['unsupported'] += 1
                     continue
-                for index, setting in prof.settings(suite):
-                    stop = lambda logs, n=setting['size'], b=prof.budget(suite, setting): \
-                        bool(deep_sea_decided(logs['total_bad_episodes'], n, b, suite.rule).all())
-                    exp = Experiment(agent, suite.env, episodes=prof.budget(suite, setting), size=setting['size'],
-                                     mapping_seed=setting['mapping_seed'], seeds=prof.seeds, eval_every=0, snapshots=0,
-                                     devices=devices, stop_when=stop)
-                    records = setting_records(agent, exp.agent_config()[2], suite, index, setting, exp.seed_list, prof,
-                                              version)
-                    pending = {s: r for s, r in records.items() if r['key'] not in done}
+                for setting, indices in replicas(prof.settings(suite)):       # a setting's repeats: one call
+                    exp = setting_experiment(agent, suite, setting, prof, devices)
+                    records = [dict(rec, prng_seed=seed + REPLICA_STRIDE * r) for r, index in enumerate(indices)
+                               for seed, rec in setting_records(agent, exp.agent_config()[2], suite, index, setting,
+                                                                exp.seed_list, prof, version).items()]
+                    pending = [r for r in records if r['key'] not in done]
                     counts['stored'] += len(records) - len(pending)
                     if not pending: continue
-                    new = run_setting(out, suite, setting, index, pending, replace(exp, seeds=sorted(pending)), progress)
+                    new = run_setting(out, suite, setting, pending, replace(exp, seeds=[r['prng_seed'] for r in pending]),
+                                      progress)
                     insert_records(con, new)
                     counts['trained'] += len(new)
     finally: con.close()
@@ -366,20 +410,37 @@ def leaderboard(records: list) -> list:
     rows = []
     for (agent, suite, profile, config_hash, version, commit), rs in sorted(groups.items(), key=str):
         seeds = sorted({r['seed'] for r in rs})
-        sizes = sorted({r['setting']['size'] for r in rs})
-        beats = {(r['seed'], r['setting']['size']): r['metrics']['beats_dithering'] for r in rs}
-        scores = [np.mean([beats[s, n] for n in sizes if (s, n) in beats]) for s in seeds]
-        solved = [n for n in sizes if np.mean([beats.get((s, n), False) for s in seeds]) >= .5]
-        episodes = {n: [r['metrics']['solve_episode'] for r in rs if r['setting']['size'] == n and r['metrics']['solved']]
-                    for n in sizes}
+        summary = deep_sea_summary if SUITES[suite].rule is not None else cartpole_summary
         rows.append(dict(agent=agent, suite=suite, profile=profile, config_hash=config_hash, version=version,
-                         git_commit=commit, seeds=len(seeds),
-                         sizes=sizes, score=float(np.mean(scores)), score_sd=float(np.std(scores)),
-                         largest_solved=max(solved) if solved else None,
-                         median_solve_episode={n: float(np.median(e)) if e else None for n, e in episodes.items()},
+                         git_commit=commit, seeds=len(seeds), **summary(rs, seeds),
                          seconds=float(sum(r['compile_seconds'] + r['run_seconds'] for r in rs)),
                          hardware=sorted({f"{r['device']} on {r['host']}" for r in rs})))
     return rows
+
+
+def deep_sea_summary(rs: list, seeds: list) -> dict:
+    "A Deep Sea row: each seed's sweep score, the largest N that half the seeds solve in time, solve episodes per N."
+    sizes = sorted({r['setting']['size'] for r in rs})
+    beats = {(r['seed'], r['setting']['size']): r['metrics']['beats_dithering'] for r in rs}
+    scores = [np.mean([beats[s, n] for n in sizes if (s, n) in beats]) for s in seeds]
+    solved = [n for n in sizes if np.mean([beats.get((s, n), False) for s in seeds]) >= .5]
+    episodes = {n: [r['metrics']['solve_episode'] for r in rs if r['setting']['size'] == n and r['metrics']['solved']]
+                for n in sizes}
+    return dict(sizes=sizes, score=float(np.mean(scores)), score_sd=float(np.std(scores)),
+                largest_solved=max(solved) if solved else None,
+                median_solve_episode={n: float(np.median(e)) if e else None for n, e in episodes.items()})
+
+
+def cartpole_summary(rs: list, seeds: list) -> dict:
+    "A cartpole_noise row: each seed's sweep scored as bsuite does (per noise scale, then `score_by_scaling`)."
+    def sweep(seed):
+        mine = [r for r in rs if r['seed'] == seed]
+        scales = sorted({r['setting']['noise_scale'] for r in mine})
+        return score_by_scaling([cartpole_group_score([r['metrics'] for r in mine if r['setting']['noise_scale'] == x])
+                                 for x in scales])
+    scores = [sweep(s) for s in seeds]
+    return dict(sizes=[], score=float(np.mean(scores)), score_sd=float(np.std(scores)), largest_solved=None,
+                median_solve_episode={})
 
 
 def leaderboard_markdown(rows: list) -> str:
@@ -412,14 +473,16 @@ def plot_leaderboard(rows: list, path) -> None:
     for (left, right), name in zip(axes, suites):
         mine = sorted((r for r in rows if r['suite'] == name), key=lambda r: -r['score'])
         sizes = sorted({n for r in mine for n in r['sizes']})
+        if not sizes: left.axis('off')                                     # cartpole_noise: no sizes
         for r in mine:
             solved = [(int(n), e) for n, e in r['median_solve_episode'].items() if e is not None]
             if solved: left.plot(*zip(*sorted(solved)), 'o-', label=r['agent'])
         if sizes: left.plot(sizes, [2. ** n for n in sizes], 'k--', label='$2^N$ (dithering)')
         left.set(yscale='log', xlabel='Deep Sea size N', ylabel='median episodes to solve', title=name)
-        left.legend(fontsize=7, ncol=2)
+        if left.get_legend_handles_labels()[0]: left.legend(fontsize=7, ncol=2)
         right.barh([r['agent'] for r in mine], [r['score'] for r in mine], xerr=[r['score_sd'] for r in mine])
-        right.set(xlim=(0, 1), xlabel=f'score (fraction of sizes solved before 2^N + 100), mean ± sd over seeds',
+        right.set(xlim=(0, 1), xlabel=("bsuite's score, mean ± sd over seeds" if not sizes else
+                                       'score (fraction of sizes solved before 2^N + 100), mean ± sd over seeds'),
                   title=f"{name}, profile {', '.join(sorted({r['profile'] for r in mine}))}")
         right.invert_yaxis()
     fig.tight_layout()

@@ -122,8 +122,8 @@ def add_suite_commands(sub) -> None:
     r = ss.add_parser('run', help='train every (agent, setting, seed) that is not yet in the store in --out',
                       formatter_class=_Help)
     r.add_argument('--agents', required=True, help='registered agents, comma-separated')
-    r.add_argument('--suite', default='deep_sea', help='deep_sea and/or deep_sea_stochastic, comma-separated')
-    r.add_argument('--profile', default='quick', help="bsuite (bsuite's sweep exactly) or quick (minutes)")
+    r.add_argument('--suite', default='deep_sea', help='deep_sea, deep_sea_stochastic and/or cartpole_noise, comma-separated')
+    r.add_argument('--profile', default='quick', help="bsuite (bsuite's sweep exactly), cpu (about 8 CPU-hours) or quick (minutes)")
     r.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the bsuite CSV logs')
     r.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
     r.add_argument('--no-progress', action='store_true', help='no progress bars')
