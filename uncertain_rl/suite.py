@@ -107,7 +107,7 @@ def cartpole_run_summary(raw_returns) -> dict:
 
 
 def cartpole_group_score(summaries: list) -> float:
-    "bsuite's Cartpole score of a group of runs from their `cartpole_run_summary`s: regret at the last row, and solves."
+    "bsuite's Cartpole score of a group of runs from the `cartpole_run_summary` of each: regret at the last row, solves."
     n = max(s['last_row'] for s in summaries)                               # the last row of any run
     regret = np.mean([CARTPOLE_BASE_REGRET * n - s['raw_return'] for s in summaries if s['last_row'] == n]) / n
     regret_score = np.clip((CARTPOLE_BASE_REGRET - regret) / CARTPOLE_BASE_REGRET, 0, 1)
@@ -331,7 +331,7 @@ def replicas(settings: list) -> list:
 
 
 def run_setting(out: Path, suite: Suite, setting: dict, pending: list, experiment, progress=False) -> list:
-    "Train the records-to-be `pending` (their `prng_seed`s are the experiment's seeds) in one call; write their logs."
+    "Train the records-to-be `pending` (the seed of each is its `prng_seed`) in one call; write their CSV logs."
     import time
     from uncertain_rl.experiments import run as run_experiment
     from uncertain_rl.rundir import write_atomic
