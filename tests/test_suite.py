@@ -2,6 +2,7 @@
 keeps the records it finished, and the rerun trains only the rest; bsuite's own loader and Deep Sea analysis, run on
 the suite's CSV logs, give each seed's sweep the score the store's records give it."""
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -71,6 +72,23 @@ def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_res
     rows = suite.report(out)
     assert rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())[0]['agent'] == 'boot_dqn'
     assert (out / 'leaderboard.png').stat().st_size > 10_000
+    claims = json.loads((out / 'claims.json').read_text())
+    assert {c['verdict'] for c in claims} == {'not measured'}                  # two seeds: no claim is tested
+    assert "The papers' claims" in (out / 'leaderboard.md').read_text()
+
+
+def test_two_processes_share_one_store_without_training_a_run_twice(tmp_path):
+    "The same command twice at once into one directory: each setting is claimed by one process, trained once."
+    procs = [subprocess.Popen([*COMMAND, str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    trained = [int(re.search(r'(\d+) records trained', o).group(1)) for o in outs]
+    assert sum(trained) == 4, outs                                             # without claims: 8
+    assert len(finished(tmp_path)) == 4
+    con = sqlite3.connect(tmp_path / suite.STORE_FILE)
+    assert con.execute('SELECT count(*) FROM claims').fetchone()[0] == 0        # every claim released
+    con.close()
 
 
 def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
@@ -78,7 +96,7 @@ def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
     from bsuite.experiments.cartpole_noise import analysis
     from bsuite.logging.csv_load import load_one_result_set
     counts = suite.run(['dqn'], 'cartpole_noise', 'quick', tmp_path)
-    assert counts == dict(trained=8, stored=0, unsupported=0)
+    assert counts == dict(trained=8, stored=0, in_flight=0, unsupported=0)
     records = suite.load_records(tmp_path)
     assert len({r['metrics']['prng_seed'] for r in records}) == 8                 # no two runs share a seed
     assert len({r['metrics']['raw_return'] for r in records}) > 1
@@ -86,3 +104,15 @@ def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
         mine = [r for r in records if r['seed'] == seed]
         theirs = analysis.score(load_one_result_set(str(suite.csv_dir(tmp_path, mine[0]))))
         assert abs(theirs - suite.cartpole_summary(mine, [seed])['score']) < 1e-12, (seed, theirs)
+
+
+@pytest.mark.slow
+def test_bsuite_analysis_in_its_own_venv_scores_as_the_store_does(tmp_path):
+    "bsuite 0.3.6's analysis with the pandas < 2 it was written for (`benchmarks/bsuite_oracle.py`, its own venv)."
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'benchmarks'))
+    import bsuite_oracle
+    suite.run(['dqn'], ['deep_sea', 'cartpole_noise'], 'quick', tmp_path)
+    rows = bsuite_oracle.compare(tmp_path, Path(__file__).resolve().parent.parent / '.venv-bsuite')
+    assert {name for _, name, _, _ in rows} == {'deep_sea', 'cartpole_noise'} and len(rows) == 4
+    for folder, name, ours, theirs in rows: assert theirs is not None and abs(ours - theirs) < 1e-12, (folder, name)

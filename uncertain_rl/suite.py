@@ -5,14 +5,17 @@
 # %% auto #0
 __all__ = ['BSUITE_LOG_RATIOS', 'DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'CARTPOLE_EPISODES',
            'CARTPOLE_BASE_REGRET', 'CARTPOLE_GOOD_EPISODE', 'DEEP_SEA_SIZES', 'NOISE_SCALES', 'SUITES', 'STORE_FILE',
-           'RECORD_COLUMNS', 'PROFILES', 'BSUITE_PREFIX', 'BSUITE_COLUMNS', 'RUNNABLE_SUITES', 'REPLICA_STRIDE',
-           'bsuite_logged', 'bsuite_log_episodes', 'DeepSeaRule', 'DeepSeaSolution', 'deep_sea_solution',
-           'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided', 'cartpole_run_summary',
-           'cartpole_group_score', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score', 'Suite', 'digest',
-           'config_json', 'open_store', 'insert_records', 'stored_keys', 'load_records', 'Profile', 'bsuite_csv',
-           'deep_sea_metrics', 'code_version', 'runs_on', 'setting_records', 'run_metrics', 'csv_dir', 'replicas',
-           'run_setting', 'setting_experiment', 'run', 'leaderboard', 'deep_sea_summary', 'cartpole_summary',
-           'leaderboard_markdown', 'report', 'plot_leaderboard', 'merge']
+           'RECORD_COLUMNS', 'PROFILES', 'BSUITE_PREFIX', 'BSUITE_COLUMNS', 'REPLICA_STRIDE', 'CLAIMS',
+           'MIN_CLAIM_SEEDS', 'UNSOLVED', 'bsuite_logged', 'bsuite_log_episodes', 'DeepSeaRule', 'DeepSeaSolution',
+           'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided',
+           'cartpole_run_summary', 'cartpole_group_score', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score',
+           'Suite', 'digest', 'config_json', 'open_store', 'insert_records', 'stored_keys', 'load_records',
+           'claim_owner', 'owner_alive', 'claim', 'release', 'Profile', 'bsuite_csv', 'deep_sea_metrics',
+           'code_version', 'runs_on', 'setting_records', 'run_metrics', 'csv_dir', 'replicas', 'run_setting',
+           'setting_experiment', 'run', 'leaderboard', 'solve_episodes', 'median_ci', 'finite', 'deep_sea_summary',
+           'cartpole_summary', 'episodes_cell', 'leaderboard_markdown', 'report', 'plot_leaderboard', 'Claim',
+           'agent_runs', 'claim_sample', 'one_sided_p', 'describe', 'check_claim', 'check_claims', 'claims_markdown',
+           'merge']
 
 # %% ../nbs/84_suite.ipynb #27e0a5cf
 from dataclasses import dataclass
@@ -218,6 +221,47 @@ def load_records(out) -> list:
     for r in records: r.update(setting=json.loads(r['setting']), metrics=json.loads(r['metrics']))
     return records
 
+# %% ../nbs/84_suite.ipynb #d3ea1d16
+def claim_owner() -> str:
+    "This process, as a claim names it: host and process id."
+    import os
+    return f'{socket.gethostname()}:{os.getpid()}'
+
+
+def owner_alive(owner: str) -> bool:
+    "Whether the process `owner` (host:pid) may still be running: on this host, whether the pid exists; elsewhere, yes."
+    import os
+    host, _, pid = owner.rpartition(':')
+    if host != socket.gethostname(): return True
+    try: os.kill(int(pid), 0)
+    except ProcessLookupError: return False
+    except PermissionError: return True
+    return True
+
+
+def claim(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list:
+    "Claim `keys` for `owner` (this process by default); returns the keys now claimed: those no live other owner holds."
+    import time
+    owner = owner or claim_owner()
+    con.execute('CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')
+    con.commit()
+    con.execute('BEGIN IMMEDIATE')
+    try:
+        held = dict(con.execute(f"SELECT key, owner FROM claims WHERE key IN ({', '.join('?' * len(keys))})", keys))
+        mine = [k for k in keys if held.get(k, owner) == owner or not owner_alive(held[k])]
+        con.executemany('INSERT OR REPLACE INTO claims VALUES (?, ?, ?)',
+                        [(k, owner, time.strftime('%Y-%m-%dT%H:%M:%S')) for k in mine])
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return mine
+
+
+def release(con: sqlite3.Connection, keys: list) -> None:
+    "Drop the claims on `keys`."
+    with con: con.executemany('DELETE FROM claims WHERE key = ?', [(k,) for k in keys])
+
 # %% ../nbs/84_suite.ipynb #28f5d3c8
 @dataclass(frozen=True)
 class Profile:
@@ -228,6 +272,7 @@ class Profile:
     max_episodes: int | None = None     # a cap below bsuite's budget (None: bsuite's); then the scores are not bsuite's
     noise_scales: tuple | None = None   # cartpole_noise's scales (None: all five; empty: none)
     cartpole_episodes: int | None = None   # a cap on cartpole_noise's 1,000 episodes (None: bsuite's)
+    replicas: int | None = None         # how many of bsuite's repeats of a setting to run (None: all)
 
     def keeps(self, setting: dict) -> bool:
         "Whether this profile runs a setting."
@@ -235,8 +280,12 @@ class Profile:
         return self.noise_scales is None or setting['noise_scale'] in self.noise_scales
 
     def settings(self, suite: Suite) -> list:
-        "(index in bsuite's sweep, setting) of the runs this profile makes of `suite`."
-        return [(i, s) for i, s in enumerate(suite.settings) if self.keeps(s)]
+        "(index in bsuite's sweep, setting) of the runs this profile makes of `suite`: at most `replicas` of each."
+        kept, seen = [], {}
+        for i, s in enumerate(suite.settings):
+            n = seen[json.dumps(s, sort_keys=True)] = seen.get(json.dumps(s, sort_keys=True), 0) + 1
+            if self.keeps(s) and (self.replicas is None or n <= self.replicas): kept.append((i, s))
+        return kept
 
     def budget(self, suite: Suite, setting: dict) -> int:
         "The episodes of one run."
@@ -246,7 +295,8 @@ class Profile:
 
 PROFILES = {p.name: p for p in (
     Profile('bsuite', seeds=1),
-    Profile('cpu', seeds=10, sizes=(10, 20, 30), max_episodes=1_000, noise_scales=()),
+    Profile('cpu', seeds=10, sizes=(10, 20, 30), max_episodes=1_000, noise_scales=(.1, 1., 10.),
+            cartpole_episodes=100, replicas=1),
     Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60, noise_scales=(1.,), cartpole_episodes=10))}
 
 # %% ../nbs/84_suite.ipynb #2f5e8186
@@ -297,17 +347,15 @@ def setting_records(agent: str, config, suite: Suite, index: int, setting: dict,
                     version: tuple) -> dict:
     "The records-to-be of one setting, by seed: every field but the results."
     budget = profile.budget(suite, setting)
-    config_hash = digest(config_json(config))
-    base = dict(agent=agent, config_hash=config_hash, config=config_json(config), suite=suite.name,
+    config = config_json(config)
+    config_hash = digest(config)
+    base = dict(agent=agent, config_hash=config_hash, config=config, suite=suite.name,
                 setting_index=index, setting=json.dumps(setting, sort_keys=True), profile=profile.name, budget=budget,
                 version=version[0], git_commit=version[1], status='done')
     key = lambda seed: digest(agent, config_hash, suite.name, index, setting, seed, budget, *version)
     return {seed: dict(base, key=key(seed), seed=seed) for seed in seeds}
 
 # %% ../nbs/84_suite.ipynb #a7167ffe
-RUNNABLE_SUITES = tuple(SUITES)
-
-
 def run_metrics(suite: Suite, setting: dict, logs: dict, run: int) -> dict:
     "What a record keeps of run `run` of `logs`: Deep Sea's solution, or Cartpole's last row (noise-free returns)."
     if suite.rule is not None: return deep_sea_metrics(logs['total_bad_episodes'][run], setting['size'], suite.rule)
@@ -367,7 +415,8 @@ def setting_experiment(agent: str, suite: Suite, setting: dict, profile: Profile
 
 def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devices='all', progress: bool = False) -> dict:
     """Run `agents` (registered names) on `suites` under `profile` into the store in `out`, skipping stored records.
-    Returns counts: records trained, records found stored, (agent, suite) pairs skipped as unsupported."""
+    Returns counts: records trained, records found stored, records left to another live process that claimed them
+    (`in_flight`), and (agent, suite) pairs skipped as unsupported."""
     from dataclasses import replace
     from uncertain_rl import registry
     from uncertain_rl.checks import check_choice
@@ -375,9 +424,9 @@ def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devic
     suites = [suites] if isinstance(suites, str) else list(suites)
     if not agents: raise ValueError('agents must name at least one registered agent, got none')
     for a in agents: registry.agent_entry(a)                              # a ValueError naming the choices
-    for s in suites: check_choice('suite', s, RUNNABLE_SUITES)
+    for s in suites: check_choice('suite', s, tuple(SUITES))
     prof = PROFILES[check_choice('profile', profile, tuple(PROFILES))]
-    out, version, counts = Path(out), code_version(), dict(trained=0, stored=0, unsupported=0)
+    out, version, counts = Path(out), code_version(), dict(trained=0, stored=0, in_flight=0, unsupported=0)
     con = open_store(out)
     try:
         done = stored_keys(con)
@@ -391,12 +440,18 @@ def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devic
                     records = [dict(rec, prng_seed=seed + REPLICA_STRIDE * r) for r, index in enumerate(indices)
                                for seed, rec in setting_records(agent, exp.agent_config()[2], suite, index, setting,
                                                                 exp.seed_list, prof, version).items()]
+                    if any(r['key'] not in done for r in records): done |= stored_keys(con)   # others' new records
                     pending = [r for r in records if r['key'] not in done]
                     counts['stored'] += len(records) - len(pending)
+                    ours = set(claim(con, [r['key'] for r in pending])) if pending else set()
+                    counts['in_flight'] += len(pending) - len(ours)
+                    pending = [r for r in pending if r['key'] in ours]
                     if not pending: continue
-                    new = run_setting(out, suite, setting, pending, replace(exp, seeds=[r['prng_seed'] for r in pending]),
-                                      progress)
-                    insert_records(con, new)
+                    try:
+                        new = run_setting(out, suite, setting, pending,
+                                          replace(exp, seeds=[r['prng_seed'] for r in pending]), progress)
+                        insert_records(con, new)
+                    finally: release(con, list(ours))
                     counts['trained'] += len(new)
     finally: con.close()
     return counts
@@ -411,11 +466,31 @@ def leaderboard(records: list) -> list:
     for (agent, suite, profile, config_hash, version, commit), rs in sorted(groups.items(), key=str):
         seeds = sorted({r['seed'] for r in rs})
         summary = deep_sea_summary if SUITES[suite].rule is not None else cartpole_summary
+        compile_seconds, run_seconds = (float(sum(r[k] for r in rs)) for k in ('compile_seconds', 'run_seconds'))
         rows.append(dict(agent=agent, suite=suite, profile=profile, config_hash=config_hash, version=version,
                          git_commit=commit, seeds=len(seeds), **summary(rs, seeds),
-                         seconds=float(sum(r['compile_seconds'] + r['run_seconds'] for r in rs)),
+                         seconds=compile_seconds + run_seconds, compile_seconds=compile_seconds,
                          hardware=sorted({f"{r['device']} on {r['host']}" for r in rs})))
     return rows
+
+
+def solve_episodes(rs: list, size: int, seeds: list) -> np.ndarray:
+    "Each seed's episode of solving Deep Sea `size` (inf: not solved in its run, or not run)."
+    got = {r['seed']: r['metrics']['solve_episode'] for r in rs if r['setting']['size'] == size and r['metrics']['solved']}
+    return np.array([got.get(s, np.inf) for s in seeds], float)
+
+
+def median_ci(x, level: float = .95, resamples: int = 2_000, seed: int = 0) -> tuple:
+    "The median of `x` and its bootstrap percentile interval (resampling the seeds; inf stays inf: not solved)."
+    x = np.asarray(x, float)
+    boot = np.median(np.random.default_rng(seed).choice(x, (resamples, len(x))), axis=1)
+    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2], method='inverted_cdf')
+    return float(np.median(x)), float(lo), float(hi)
+
+
+def finite(x):
+    "`x`, or None where it is infinite (JSON has no infinity)."
+    return None if x is None or not np.isfinite(x) else x
 
 
 def deep_sea_summary(rs: list, seeds: list) -> dict:
@@ -424,11 +499,11 @@ def deep_sea_summary(rs: list, seeds: list) -> dict:
     beats = {(r['seed'], r['setting']['size']): r['metrics']['beats_dithering'] for r in rs}
     scores = [np.mean([beats[s, n] for n in sizes if (s, n) in beats]) for s in seeds]
     solved = [n for n in sizes if np.mean([beats.get((s, n), False) for s in seeds]) >= .5]
-    episodes = {n: [r['metrics']['solve_episode'] for r in rs if r['setting']['size'] == n and r['metrics']['solved']]
-                for n in sizes}
+    cis = {n: median_ci(solve_episodes(rs, n, seeds)) for n in sizes}
     return dict(sizes=sizes, score=float(np.mean(scores)), score_sd=float(np.std(scores)),
                 largest_solved=max(solved) if solved else None,
-                median_solve_episode={n: float(np.median(e)) if e else None for n, e in episodes.items()})
+                median_solve_episode={n: finite(m) for n, (m, _, _) in cis.items()},
+                solve_episode_ci={n: [finite(lo), finite(hi)] for n, (_, lo, hi) in cis.items()})
 
 
 def cartpole_summary(rs: list, seeds: list) -> dict:
@@ -440,25 +515,49 @@ def cartpole_summary(rs: list, seeds: list) -> dict:
                                  for x in scales])
     scores = [sweep(s) for s in seeds]
     return dict(sizes=[], score=float(np.mean(scores)), score_sd=float(np.std(scores)), largest_solved=None,
-                median_solve_episode={})
+                median_solve_episode={}, solve_episode_ci={})
+
+
+def episodes_cell(median, ci) -> str:
+    "A median episode to solve with its interval: '150 [120, 300]'; '-' where the median seed did not solve."
+    show = lambda x: '∞' if x is None else f'{x:,.0f}'
+    return '-' if median is None else f'{show(median)} [{show(ci[0])}, {show(ci[1])}]'
 
 
 def leaderboard_markdown(rows: list) -> str:
-    "The leaderboard as a Markdown table."
-    lines = ['| agent | suite | profile | seeds | score (mean ± sd) | largest N solved | compute (s) |',
-             '|---|---|---|---:|---:|---:|---:|']
-    for r in sorted(rows, key=lambda r: (r['suite'], -r['score'])):
+    "The leaderboard as Markdown: the scores; the median episodes to solve per size; the time, its compile share, hardware."
+    rows = sorted(rows, key=lambda r: (r['suite'], -r['score'], r['agent']))
+    lines = ['| agent | suite | profile | seeds | score (mean ± sd) | largest N solved | compute (s) | compile |',
+             '|---|---|---|---:|---:|---:|---:|---:|']
+    for r in rows:
         lines.append(f"| {r['agent']} | {r['suite']} | {r['profile']} | {r['seeds']} | {r['score']:.2f} ± "
-                     f"{r['score_sd']:.2f} | {r['largest_solved'] or '-'} | {r['seconds']:,.0f} |")
+                     f"{r['score_sd']:.2f} | {r['largest_solved'] or '-'} | {r['seconds']:,.0f} | "
+                     f"{r['compile_seconds'] / max(r['seconds'], 1e-9):.0%} |")
+    total, compiling = sum(r['seconds'] for r in rows), sum(r['compile_seconds'] for r in rows)
+    lines += ['', f"Compute in all: {total / 3600:,.2f} hours, of which compilation {compiling / max(total, 1e-9):.1%}. "
+              f"Hardware: {'; '.join(sorted({h for r in rows for h in r['hardware']}))}."]
+    for name in sorted({r['suite'] for r in rows if r['sizes']}):
+        mine = [r for r in rows if r['suite'] == name]
+        sizes = sorted({n for r in mine for n in r['sizes']})
+        lines += ['', f'Median episode of solving {name} (bootstrap 95% interval over seeds; ∞: not solved; '
+                      '-: the median seed did not solve):', '',
+                  '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |', '|---|' + '---:|' * len(sizes)]
+        lines += [f"| {r['agent']} | " + ' | '.join(episodes_cell(r['median_solve_episode'].get(n),
+                                                                 r['solve_episode_ci'].get(n, [None, None]))
+                                                   for n in sizes) + ' |' for r in mine]
     return '\n'.join(lines) + '\n'
 
 
 def report(out) -> list:
-    "Write `leaderboard.json` and `leaderboard.md` for the store in `out`; returns the rows."
+    "Write `leaderboard.json`, `claims.json` and `leaderboard.md` (both tables) for the store in `out`; returns the rows."
     from uncertain_rl.rundir import write_atomic
-    rows = leaderboard(load_records(out))
+    records = load_records(out)
+    rows = leaderboard(records)
+    claims = [c for p in sorted({r['profile'] for r in records}) for c in check_claims(records, p)]
     write_atomic(Path(out) / 'leaderboard.json', json.dumps(rows, indent=2))
-    write_atomic(Path(out) / 'leaderboard.md', leaderboard_markdown(rows))
+    write_atomic(Path(out) / 'claims.json', json.dumps(claims, indent=2))
+    write_atomic(Path(out) / 'leaderboard.md', leaderboard_markdown(rows) + '\nThe papers\' claims:\n\n' +
+                 claims_markdown(claims))
     plot_leaderboard(rows, Path(out) / 'leaderboard.png')              # optional, so after the tables
     return rows
 
@@ -488,6 +587,109 @@ def plot_leaderboard(rows: list, path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+# %% ../nbs/84_suite.ipynb #ae55b6c2
+@dataclass(frozen=True)
+class Claim:
+    "A paper's claim that `agent` is ahead of `rivals` on `suite`, by `statistic` ('solved', 'episodes' or 'score')."
+    name: str
+    paper: str
+    suite: str
+    agent: str
+    rivals: tuple
+    statistic: str
+    largest_only: bool = False          # 'solved': only the largest size of the profile
+
+
+CLAIMS = (
+    Claim('TDU ahead of Bootstrapped DQN on stochastic Deep Sea', 'Flennerhag et al. 2020, Sec. 5.1, Fig. 2',
+          'deep_sea_stochastic', 'tdu', ('boot_dqn',), 'solved'),
+    Claim('PE-DQN scales more gracefully with N than Bootstrapped DQN', 'Zanger et al. 2024, Sec. 6, Fig. 4 (b)',
+          'deep_sea', 'pe_dqn', ('boot_dqn',), 'episodes'),
+    Claim('E-AZ solves sizes that AZ and AZ+UBE do not (tabular)', 'Oren et al. 2025, Sec. 5, Fig. 2 (left)',
+          'deep_sea', 'e_az', ('az', 'az_ube'), 'solved', largest_only=True),
+    Claim('E-AZ solves sizes that AZ and AZ+UBE do not (learned networks)', 'Oren et al. 2025, Sec. 5, Fig. 2 (left)',
+          'deep_sea', 'e_az_net', ('az_net', 'az_ube_net'), 'solved', largest_only=True),
+    Claim('IV-DQN ahead of Bootstrapped DQN and DQN on cartpole_noise', 'Mai et al. 2022, Sec. 4.1, Table 1',
+          'cartpole_noise', 'iv_dqn', ('boot_dqn', 'dqn'), 'score'))
+MIN_CLAIM_SEEDS = 10
+UNSOLVED = 1e12                         # an unsolved run's episode of solving, for ranks: later than every solve
+
+
+def agent_runs(records: list, agent: str, suite: str, profile: str) -> list:
+    "An agent's records on a suite under a profile, from its most-run (config, code) if it has several."
+    mine = [r for r in records if (r['agent'], r['suite'], r['profile']) == (agent, suite, profile)]
+    groups = {}
+    for r in mine: groups.setdefault((r['config_hash'], r['version'], r['git_commit']), []).append(r)
+    return max(groups.values(), key=len) if groups else []
+
+
+def claim_sample(rs: list, claim: Claim, largest: int | None):
+    "What a claim's test compares of one agent: solved counts, per-seed episodes at the largest N, or per-seed scores."
+    seeds = sorted({r['seed'] for r in rs})
+    if claim.statistic == 'solved':
+        runs = [r for r in rs if not claim.largest_only or r['setting']['size'] == largest]
+        return np.array([r['metrics']['beats_dithering'] for r in runs], bool)
+    if claim.statistic == 'episodes':
+        return np.minimum(solve_episodes(rs, largest, seeds), UNSOLVED)
+    summary = deep_sea_summary if SUITES[claim.suite].rule is not None else cartpole_summary
+    return np.array([summary([r for r in rs if r['seed'] == s], [s])['score'] for s in seeds])
+
+
+def one_sided_p(a, b, statistic: str) -> float:
+    "p of 'a is ahead of b': Fisher's exact test on solved counts, or Mann-Whitney on episodes (fewer) or scores (more)."
+    from scipy import stats
+    if statistic == 'solved':
+        table = [[a.sum(), (~a).sum()], [b.sum(), (~b).sum()]]
+        return float(stats.fisher_exact(table, alternative='greater').pvalue)
+    exact = len(np.unique(np.concatenate([a, b]))) == len(a) + len(b)           # no ties: the exact distribution
+    return float(stats.mannwhitneyu(a, b, alternative='less' if statistic == 'episodes' else 'greater',
+                                    method='exact' if exact else 'asymptotic').pvalue)
+
+
+def describe(sample, statistic: str) -> str:
+    "A sample in words: '27/30 solved', 'median 140 episodes', 'mean score 0.61'."
+    if statistic == 'solved': return f'{int(sample.sum())}/{len(sample)} solved'
+    if statistic == 'episodes':
+        m = np.median(sample)                                             # half unsolved or more: 'never'
+        return f"median {'never' if m >= UNSOLVED / 2 else f'{m:,.0f}'} ({int((sample < UNSOLVED).sum())}/{len(sample)} solved)"
+    return f'mean score {sample.mean():.2f}'
+
+
+def check_claim(records: list, claim: Claim, profile: str, alpha: float = .05) -> dict:
+    "A claim's verdict on the records of `profile`, with each comparison's samples and one-sided p-values."
+    runs = {a: agent_runs(records, a, claim.suite, profile) for a in (claim.agent, *claim.rivals)}
+    seeds = {a: len({r['seed'] for r in rs}) for a, rs in runs.items()}
+    result = dict(claim=claim.name, paper=claim.paper, suite=claim.suite, statistic=claim.statistic, profile=profile,
+                  seeds=seeds, comparisons=[])
+    if min(seeds.values()) < MIN_CLAIM_SEEDS: return dict(result, verdict='not measured')
+    largest = max(r['setting'].get('size', 0) for rs in runs.values() for r in rs) or None
+    samples = {a: claim_sample(rs, claim, largest) for a, rs in runs.items()}
+    for rival in claim.rivals:
+        a, b = samples[claim.agent], samples[rival]
+        result['comparisons'].append(dict(rival=rival, agent_has=describe(a, claim.statistic),
+                                          rival_has=describe(b, claim.statistic),
+                                          p=one_sided_p(a, b, claim.statistic),
+                                          p_reverse=one_sided_p(b, a, claim.statistic)))
+    ps = result['comparisons']
+    verdict = ('confirmed' if all(c['p'] < alpha for c in ps) else
+               'refuted' if any(c['p_reverse'] < alpha for c in ps) else 'inconclusive')
+    return dict(result, verdict=verdict, largest_size=largest)
+
+
+def check_claims(records: list, profile: str) -> list:
+    "Every claim's verdict on the records of `profile`."
+    return [check_claim(records, c, profile) for c in CLAIMS]
+
+
+def claims_markdown(results: list) -> str:
+    "The claims' verdicts as a Markdown table."
+    lines = ['| claim (paper) | profile | verdict | agent vs rival: one-sided p (reverse p) |', '|---|---|---|---|']
+    for r in results:
+        tests = '; '.join(f"{c['agent_has']} vs {c['rival']} {c['rival_has']}: p = {c['p']:.3g} ({c['p_reverse']:.3g})"
+                          for c in r['comparisons']) or 'seeds: ' + ', '.join(f'{a} {n}' for a, n in r['seeds'].items())
+        lines.append(f"| {r['claim']} ({r['paper']}) | {r['profile']} | **{r['verdict']}** | {tests} |")
+    return '\n'.join(lines) + '\n'
 
 # %% ../nbs/84_suite.ipynb #9cf83915
 def merge(out, sources) -> int:

@@ -144,12 +144,14 @@ def cmd_suite(args) -> int:
         return 0
     if args.suite_command == 'report':
         if not (Path(args.out) / suite.STORE_FILE).is_file(): raise UsageError(f"{args.out!r} has no {suite.STORE_FILE}")
-        print(suite.leaderboard_markdown(suite.report(args.out)), end='')
+        suite.report(args.out)
+        print((Path(args.out) / 'leaderboard.md').read_text(), end='')
         return 0
     counts = suite.run(args.agents.split(','), args.suite.split(','), args.profile, args.out,
                        parse_devices(args.devices), progress=not args.no_progress)
-    print(f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['unsupported']} "
-          f"(agent, suite) pairs not supported; store: {Path(args.out) / suite.STORE_FILE}")
+    print(f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['in_flight']} left to "
+          f"another process that claimed them, {counts['unsupported']} (agent, suite) pairs not supported; "
+          f"store: {Path(args.out) / suite.STORE_FILE}")
     return 0
 
 # %% ../../nbs/91_app.cli.ipynb #51220f94

@@ -1,0 +1,68 @@
+"""bsuite's own analysis as the oracle for a suite's scores, in its own venv.
+
+bsuite 0.3.6's analysis needs pandas < 2, and this package needs pandas >= 2, so the oracle lives in a venv of its own
+(`benchmarks/bsuite_oracle/requirements.txt`, created on first use: it needs the package index once). For every
+sweep of the store in DIR (one agent, config, profile, code and seed) and every suite it ran, bsuite's loader and
+analysis score the CSV logs in the oracle venv, and `uncertain_rl.suite` scores the store's records; the two must be
+equal.
+
+    python benchmarks/bsuite_oracle.py DIR [--venv PATH]     # exit 1 if any score differs
+"""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from uncertain_rl import suite
+
+HERE = Path(__file__).resolve().parent / 'bsuite_oracle'
+
+
+def oracle_python(venv: Path) -> Path:
+    "The oracle venv's python, creating the venv from the pinned requirements if it is not there."
+    python = venv / 'bin' / 'python'
+    if not python.exists():
+        subprocess.run([sys.executable, '-m', 'venv', str(venv)], check=True)
+        subprocess.run([str(python), '-m', 'pip', 'install', '-q', '-r', str(HERE / 'requirements.txt')], check=True)
+    return python
+
+
+def our_scores(out: Path) -> dict:
+    "{sweep directory: {suite: the store's score of that seed's sweep}}."
+    records = suite.load_records(out)
+    sweeps = {}
+    for r in records: sweeps.setdefault((str(suite.csv_dir(out, r)), r['suite']), []).append(r)
+    scores = {}
+    for (folder, name), rs in sweeps.items():
+        summary = suite.deep_sea_summary if suite.SUITES[name].rule is not None else suite.cartpole_summary
+        scores.setdefault(folder, {})[name] = summary(rs, [rs[0]['seed']])['score']
+    return scores
+
+
+def compare(out, venv) -> list:
+    "[(sweep directory, suite, ours, bsuite's)] for every sweep of the store in `out`."
+    ours = our_scores(Path(out))
+    run = subprocess.run([str(oracle_python(Path(venv))), str(HERE / 'score.py'), *sorted(ours)],
+                         capture_output=True, text=True, check=True)
+    theirs = json.loads(run.stdout)
+    return [(folder, name, score, theirs[folder].get(name)) for folder in sorted(ours) for name, score in ours[folder].items()]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('out', metavar='DIR', help='a directory written by `uncertain-rl suite run`')
+    parser.add_argument('--venv', default=str(Path(__file__).resolve().parent.parent / '.venv-bsuite'),
+                        help='where the oracle venv is (created if missing)')
+    args = parser.parse_args(argv)
+    rows = compare(args.out, args.venv)
+    bad = [r for r in rows if r[3] is None or abs(r[2] - r[3]) > 1e-12]
+    for folder, name, ours, theirs in rows:
+        print(f"{'DIFF' if (folder, name, ours, theirs) in bad else 'ok  '} {name:20s} ours {ours:.6f} bsuite's {theirs} "
+              f"{folder}")
+    print(f'{len(rows) - len(bad)} of {len(rows)} sweep scores equal to bsuite 0.3.6 analysis')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
