@@ -3,10 +3,12 @@ keeps the records it finished, and the rerun trains only the rest; bsuite's own 
 the suite's CSV logs, give each seed's sweep the score the store's records give it."""
 import json
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -109,10 +111,30 @@ def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
 @pytest.mark.slow
 def test_bsuite_analysis_in_its_own_venv_scores_as_the_store_does(tmp_path):
     "bsuite 0.3.6's analysis with the pandas < 2 it was written for (`benchmarks/bsuite_oracle.py`, its own venv)."
-    from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'benchmarks'))
     import bsuite_oracle
     suite.run(['dqn'], ['deep_sea', 'cartpole_noise'], 'quick', tmp_path)
     rows = bsuite_oracle.compare(tmp_path, Path(__file__).resolve().parent.parent / '.venv-bsuite')
     assert {name for _, name, _, _ in rows} == {'deep_sea', 'cartpole_noise'} and len(rows) == 4
     for folder, name, ours, theirs in rows: assert theirs is not None and abs(ours - theirs) < 1e-12, (folder, name)
+
+
+COMMITTED = Path(__file__).resolve().parent.parent / 'benchmarks' / 'results' / 'suite' / 'cpu'
+
+
+def test_the_committed_leaderboard_is_what_the_committed_store_gives(tmp_path):
+    "The Results page's leaderboard and claims are regenerated from the committed store, and agree with the files."
+    shutil.copytree(COMMITTED, tmp_path / 'cpu')
+    rows = suite.report(tmp_path / 'cpu')
+    assert json.loads(json.dumps(rows)) == json.loads((COMMITTED / 'leaderboard.json').read_text())
+    for name in ('claims.json', 'leaderboard.md'):
+        assert (tmp_path / 'cpu' / name).read_text() == (COMMITTED / name).read_text(), name
+    assert {r['profile'] for r in rows} == {'cpu'} and all(r['seeds'] == 10 for r in rows)
+
+
+@pytest.mark.slow
+def test_bsuite_analysis_scores_the_committed_store_as_it_does():
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'benchmarks'))
+    import bsuite_oracle
+    rows = bsuite_oracle.compare(COMMITTED, Path(__file__).resolve().parent.parent / '.venv-bsuite')
+    assert rows and all(theirs is not None and abs(ours - theirs) < 1e-12 for _, _, ours, theirs in rows)

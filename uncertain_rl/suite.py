@@ -212,8 +212,10 @@ def stored_keys(con: sqlite3.Connection) -> set:
 
 
 def load_records(out) -> list:
-    "Every record of the store in `out`, as dicts (settings and metrics parsed)."
-    con = open_store(out)
+    "Every record of the store in `out`, as dicts (settings and metrics parsed); the store is opened read-only."
+    path = Path(out) / STORE_FILE
+    if not path.is_file(): raise ValueError(f"out: {str(out)!r} has no {STORE_FILE}")
+    con = sqlite3.connect(f'{path.resolve().as_uri()}?mode=ro', uri=True, timeout=120)
     try:
         rows = con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records ORDER BY agent, suite, setting_index, seed")
         records = [dict(zip(RECORD_COLUMNS, r)) for r in rows]
@@ -708,5 +710,6 @@ def merge(out, sources) -> int:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(source / r['csv'], target)
             added += insert_records(con, records)
+        con.execute('PRAGMA journal_mode=DELETE')           # one self-contained file, to copy or commit
     finally: con.close()
     return added
