@@ -41,6 +41,7 @@ class Experiment:
     size: int = 10                     # Deep Sea's N, the binary tree's depth, the chain's length
     mapping_seed: int = 42             # Deep Sea's action map (bsuite's sweep uses 42)
     env_params: Any = None             # a gymnax environment's parameters (None: its defaults)
+    run_env_params: Any = None         # each seed's own parameters (leaves [seeds, ...]): a sweep of numeric fields
     preset: Optional[str] = None       # a preset of the agent by name ('none': not even its environment preset)
     overrides: Mapping = field(default_factory=dict)   # config fields
     grid: Any = ()                     # traced hyperparameters: {name: values} (every combination) or [{name: value}]
@@ -70,6 +71,11 @@ class Experiment:
         self.agent_config()                                   # the agent's config checks itself
         if isinstance(self.env, str) and not self.env.startswith('bsuite:'): registry.env_entry(self.env)
         if self.stop_when is not None and not callable(self.stop_when): check_choice('stop_when', self.stop_when, ('solved',))
+        if self.run_env_params is not None:
+            lead = {np.shape(x)[0] if np.ndim(x) else None for x in jax.tree.leaves(self.run_env_params)}
+            if lead != {len(self.seed_list)}:
+                raise ValueError(f"run_env_params must have one row per seed ({len(self.seed_list)}) in every leaf, got "
+                                 f"leading sizes {sorted(lead, key=str)}")
 
     def agent_config(self) -> tuple:
         "(name, entry, config, preset names) of the agent, before any setting tied to the run's length."
@@ -123,6 +129,7 @@ class Prepared(NamedTuple):
     keys: Any                  # [runs, 2]
     hparams: Any               # the agent's hyperparameters, [runs]-batched with a grid (else unbatched)
     train_config: Optional[TrainConfig]
+    env_params: Any = None     # each run's own environment parameters, [runs]-batched (None: the config's)
 
 
 def snapshot_period(count: int, steps: int, episode_length: int) -> int:
@@ -186,8 +193,11 @@ def prepare(exp: Experiment) -> Prepared:
                      env_params=exp.env_params, eval_every=eval_every, eval_episodes=exp.eval_episodes,
                      eval_steps=longest, snapshot_every=snapshot_period(snapshots, steps, longest),
                      stop_at_max_episodes=exp.episodes is not None and shortest != longest)
+    per_run = (None if exp.run_env_params is None else
+               jax.tree.map(lambda x: jnp.tile(jnp.asarray(x), (len(settings),) + (1,) * (jnp.ndim(x) - 1)),
+                            exp.run_env_params))                          # the seeds' rows, again for each setting
     return Prepared(exp, name, entry, config, presets, env, env_entry, labels, run_keys(exp, len(settings)),
-                    batched_hparams(agent.hparams, settings, len(seeds)), tc)
+                    batched_hparams(agent.hparams, settings, len(seeds)), tc, per_run)
 
 # %% ../nbs/83_experiments.ipynb #exp00009
 NEVER = ('solved_at', 'first_treasure')   # episode numbers where 0 means "never": reported as None
@@ -306,7 +316,7 @@ def _run_jax(prep: Prepared, progress: _Progress, show: bool) -> RunResult:
     "Every run in one vmapped compiled loop, in chunks."
     res = run_chunked(train(prep.train_config), prep.keys, prep.hparams, num_chunks=prep.experiment.num_chunks,
                       progress=show, on_chunk=progress.chunk, batched_hparams=prep.hparams is not None,
-                      devices=prep.experiment.devices)
+                      devices=prep.experiment.devices, env_params=prep.env_params)
     snapshots = None
     if res.snapshots:
         snapshots = rundir.RunData.from_result(res, prep.env, [l['seed'] for l in prep.labels], agent=prep.agent,
@@ -319,8 +329,8 @@ def _run_bsuite(prep: Prepared, progress: _Progress, show: bool) -> RunResult:
     "Through the bsuite bridge, seed after seed (bsuite's logger writes its CSVs under `out/bsuite`)."
     from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
     exp = prep.experiment
-    if exp.steps is not None or exp.grid or exp.snapshots:
-        raise ValueError("a bsuite environment takes an episode budget, and no grid or snapshots")
+    if exp.steps is not None or exp.grid or exp.snapshots or exp.run_env_params is not None:
+        raise ValueError("a bsuite environment takes an episode budget, and no grid, snapshots or run_env_params")
     logdir = (progress.out or Path(tempfile.mkdtemp(prefix='uncertain_rl-bsuite-'))) / 'bsuite'
     all_logs, start = [], time.perf_counter()
     for label in prep.labels:

@@ -51,6 +51,7 @@ class LoopCarry(NamedTuple):
     evals: dict                # greedy evaluations, one entry each: 'step', 'episode', 'greedy_return' (empty without)
     tracks: dict = {}          # with snapshots: visit counts per cell and action, this and the last episode's path
     snapshots: dict = {}       # with snapshots: per-cell arrays, one entry per snapshot (see Snapshots)
+    env_params: Any = None     # this run's own environment parameters (see Per-run environment parameters), else None
 
 
 @dataclass(frozen=True)
@@ -100,9 +101,9 @@ class TrainConfig:
 # %% ../nbs/06_loops.ipynb #cb93117e
 class Run(NamedTuple):
     "The compiled pieces of a training run (see `train`)."
-    init: Callable             # (key, hparams) -> LoopCarry
+    init: Callable             # (key, hparams, env_params) -> LoopCarry
     advance: Callable          # (carry, num_steps: static) -> carry
-    run: Callable              # (key, hparams=None) -> (agent_state, logs): the whole run, one compiled scan
+    run: Callable              # (key, hparams=None, env_params=None) -> (agent_state, logs): one compiled scan
     config: TrainConfig
 
 
@@ -115,10 +116,14 @@ def train(config: TrainConfig) -> Run:
     env_params = env.default_params if config.env_params is None else config.env_params
     cells = lambda: env.cells(env_params)     # traced where used: part of the compiled program, not run eagerly
 
-    def init(key, hparams=None):
+    def params(carry: LoopCarry):
+        "The run's environment parameters: its own, or the config's."
+        return env_params if carry.env_params is None else carry.env_params
+
+    def init(key, hparams=None, run_env_params=None):
         hparams = agent.hparams if hparams is None else hparams
         key, k_env, k_agent = jax.random.split(key, 3)
-        obs, env_state = env.reset(k_env, env_params)
+        obs, env_state = env.reset(k_env, env_params if run_env_params is None else run_env_params)
         agent_state = agent.init(k_agent, obs, hparams)
         metric_shapes = _metric_shapes(agent, agent_state, obs, env, env_state, env_params)
         info_keys = _info_keys(env, env_state, env_params)
@@ -132,7 +137,7 @@ def train(config: TrainConfig) -> Run:
         evals = {'step': jnp.zeros(E, jnp.int32), 'episode': jnp.zeros(E, jnp.int32),
                  'greedy_return': jnp.full(E, jnp.nan, jnp.float32)} if E else {}
         carry = LoopCarry(key, env_state, obs, agent_state, jnp.float32(0.), jnp.int32(0), zeros, jnp.int32(0), logs,
-                          jnp.int32(0), evals)
+                          jnp.int32(0), evals, env_params=run_env_params)
         if not config.snapshot_every: return carry
         carry = carry._replace(tracks=init_tracks(cells(), env.action_space(env_params).n))
         row = snapshot_row(carry)                                        # snapshot 0: before training
@@ -148,7 +153,7 @@ def train(config: TrainConfig) -> Run:
     def one_step(carry: LoopCarry) -> LoopCarry:
         key, k_act, k_env, k_obs = jax.random.split(carry.key, 4)
         action, agent_state = agent.act(carry.agent_state, carry.obs, k_act)
-        obs, env_state, reward, terminated, truncated, info = env.step(k_env, carry.env_state, action, env_params)
+        obs, env_state, reward, terminated, truncated, info = env.step(k_env, carry.env_state, action, params(carry))
         done = terminated | truncated
         tr = Transition(carry.obs, action, reward.astype(jnp.float32), 1. - terminated.astype(jnp.float32),
                         info['final_observation'], done)
@@ -165,12 +170,12 @@ def train(config: TrainConfig) -> Run:
                   if config.snapshot_every else carry.tracks)
         return LoopCarry(key, env_state, obs, agent_state, reset(ep_return), reset(ep_length),
                          jax.tree.map(reset, ep_metrics), carry.episode + done.astype(jnp.int32), logs,
-                         carry.step + 1, carry.evals, tracks, carry.snapshots)
+                         carry.step + 1, carry.evals, tracks, carry.snapshots, carry.env_params)
 
     def evaluate(carry: LoopCarry) -> LoopCarry:
         "Greedy returns of `eval_episodes` episodes now, their mean stored at this evaluation's index."
         key = jax.random.fold_in(carry.key, EVAL_STREAM)
-        ret = greedy_returns(env, agent, carry.agent_state, key, config.eval_episodes, config.eval_steps, env_params)
+        ret = greedy_returns(env, agent, carry.agent_state, key, config.eval_episodes, config.eval_steps, params(carry))
         i = carry.step // config.eval_every - 1
         row = {'step': carry.step, 'episode': carry.episode, 'greedy_return': ret.mean()}
         return carry._replace(evals={k: v.at[i].set(row[k]) for k, v in carry.evals.items()})
@@ -178,7 +183,7 @@ def train(config: TrainConfig) -> Run:
     def snapshot_row(carry: LoopCarry) -> dict:
         "Every cell's arrays now (see Snapshots), drawn from a key stream of their own."
         key = jax.random.fold_in(carry.key, SNAPSHOT_STREAM)
-        row = cell_snapshot(env, agent, carry.agent_state, cells(), key, env_params)
+        row = cell_snapshot(env, agent, carry.agent_state, cells(), key, params(carry))
         return dict(row, step=carry.step, episode=carry.episode, visits=carry.tracks['visits'],
                     last_path=carry.tracks['last_path'])
 
@@ -203,8 +208,8 @@ def train(config: TrainConfig) -> Run:
             return c, None
         return jax.lax.scan(body, carry, jnp.arange(num_steps // block))[0]
 
-    def run(key, hparams=None):
-        carry = advance(init(key, hparams), config.num_steps)
+    def run(key, hparams=None, run_env_params=None):
+        carry = advance(init(key, hparams, run_env_params), config.num_steps)
         return carry.agent_state, carry.logs
 
     return Run(init, advance, run, config)
@@ -301,10 +306,11 @@ def largest_divisor(n: int, at_most: int) -> int:
 
 def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, progress: bool = True,
                 on_chunk: Callable | None = None, check_finite: tuple = ('loss',),
-                batched_hparams: bool = False, devices='all') -> ChunkedResult:
+                batched_hparams: bool = False, devices='all', env_params=None) -> ChunkedResult:
     """Run every seed in `keys` (vmapped) in chunks from Python; the result of `jax.vmap(run.run)(keys, hparams)`
     (to float32 rounding: see Bit for bit?).
-    With `batched_hparams`, `hparams` has a leading axis like `keys` (a sweep: one setting per run).
+    With `batched_hparams`, `hparams` has a leading axis like `keys` (a sweep: one setting per run); `env_params`, if
+    given, are each run's own environment parameters, a leading axis like `keys` (see Per-run environment parameters).
     `on_chunk(logs, episodes)` is called after each chunk; if it returns True the run stops there.
     `devices` ('all', a count or a list) are where the runs go, laid out by `run_layout` (see Many devices)."""
     from tqdm.auto import tqdm
@@ -317,8 +323,9 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
     cache = use_compilation_cache()                            # compile once per machine (above)
     _threefry_rule.get('cpu') or use_unrolled_threefry()       # draws without a loop on a CPU, unless chosen (above)
     start = time.perf_counter()
-    carry = on_devices(run.init, layout, (True, batched_hparams))(lay_out(keys, layout),
-                                                                    lay_out(hparams, layout, batched_hparams))
+    args = (lay_out(keys, layout), lay_out(hparams, layout, batched_hparams))
+    if env_params is not None: args += (lay_out(env_params, layout),)
+    carry = on_devices(run.init, layout, (True, batched_hparams, True)[:len(args)])(*args)
     advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True).lower(carry).compile()
     compile_seconds = time.perf_counter() - start
     start = time.perf_counter()

@@ -11,11 +11,11 @@ __all__ = ['BSUITE_LOG_RATIOS', 'DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHA
            'cartpole_run_summary', 'cartpole_group_score', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score',
            'Suite', 'digest', 'config_json', 'open_store', 'insert_records', 'stored_keys', 'load_records',
            'claim_owner', 'owner_alive', 'claim', 'release', 'Profile', 'bsuite_csv', 'deep_sea_metrics',
-           'code_version', 'runs_on', 'setting_records', 'run_metrics', 'csv_dir', 'replicas', 'run_setting',
-           'setting_experiment', 'run', 'leaderboard', 'solve_episodes', 'median_ci', 'finite', 'deep_sea_summary',
-           'cartpole_summary', 'episodes_cell', 'leaderboard_markdown', 'report', 'plot_leaderboard', 'Claim',
-           'agent_runs', 'claim_sample', 'one_sided_p', 'describe', 'check_claim', 'check_claims', 'claims_markdown',
-           'merge']
+           'code_version', 'runs_on', 'setting_records', 'run_metrics', 'csv_dir', 'replicas', 'calls',
+           'run_env_params', 'run_setting', 'setting_experiment', 'run', 'leaderboard', 'solve_episodes', 'median_ci',
+           'finite', 'deep_sea_summary', 'cartpole_summary', 'episodes_cell', 'leaderboard_markdown', 'report',
+           'plot_leaderboard', 'Claim', 'agent_runs', 'claim_sample', 'one_sided_p', 'describe', 'check_claim',
+           'check_claims', 'claims_markdown', 'merge']
 
 # %% ../nbs/84_suite.ipynb #27e0a5cf
 from dataclasses import dataclass
@@ -144,6 +144,7 @@ class Suite:
     episodes: int                       # bsuite's episodes per run
     budget: Callable[[dict], int]       # the most episodes a run of a setting needs for its score
     rule: DeepSeaRule | None = None     # Deep Sea: bsuite's solve rule for this variant
+    traced: tuple = ()                  # the settings' fields that are numeric environment parameters (one call)
 
     def budgets(self) -> list:
         "Each setting's episodes at most, in order."
@@ -159,7 +160,7 @@ SUITES = {s.name: s for s in (
     Suite('deep_sea_stochastic', 'deep_sea_stochastic', tuple({'size': n, 'mapping_seed': 42} for n in DEEP_SEA_SIZES),
           10_000, lambda s: deep_sea_budget(s['size']), STOCHASTIC_RULE),
     Suite('cartpole_noise', 'cartpole_noise', tuple({'noise_scale': x} for x in NOISE_SCALES for _ in range(4)),
-          CARTPOLE_EPISODES, lambda s: CARTPOLE_EPISODES))}
+          CARTPOLE_EPISODES, lambda s: CARTPOLE_EPISODES, traced=('noise_scale',)))}
 
 # %% ../nbs/84_suite.ipynb #770e5329
 import hashlib
@@ -380,7 +381,26 @@ def replicas(settings: list) -> list:
     return list(groups.values())
 
 
-def run_setting(out: Path, suite: Suite, setting: dict, pending: list, experiment, progress=False) -> list:
+def calls(suite: Suite, profile: Profile) -> list:
+    "The profile's settings of `suite` grouped into calls: settings that differ only in traced fields share one."
+    groups = {}
+    for setting, indices in replicas(profile.settings(suite)):
+        static = {k: v for k, v in setting.items() if k not in suite.traced}
+        key = json.dumps([static, profile.budget(suite, setting)], sort_keys=True)
+        groups.setdefault(key, []).append((setting, indices))
+    return list(groups.values())
+
+
+def run_env_params(suite: Suite, settings: list):
+    "Each run's environment parameters from its setting's traced fields (None: the suite has none)."
+    if not suite.traced: return None
+    import jax.numpy as jnp
+    from uncertain_rl import registry
+    default = registry.make_env(suite.env, 1, 0).default_params
+    return default.replace(**{k: jnp.asarray([s[k] for s in settings], jnp.float32) for k in suite.traced})
+
+
+def run_setting(out: Path, suite: Suite, pending: list, experiment, progress=False) -> list:
     "Train the records-to-be `pending` (the seed of each is its `prng_seed`) in one call; write their CSV logs."
     import time
     from uncertain_rl.experiments import run as run_experiment
@@ -397,7 +417,8 @@ def run_setting(out: Path, suite: Suite, setting: dict, pending: list, experimen
                             run_seconds=res.run_seconds * share, host=socket.gethostname(),
                             device=f"{res.layout.get('platform')} ({res.layout.get('device_kind')}) x{res.layout.get('devices')}",
                             finished=time.strftime('%Y-%m-%dT%H:%M:%S'), csv=str(path.relative_to(out)),
-                            metrics=json.dumps(dict(run_metrics(suite, setting, res.logs, i), prng_seed=rec['prng_seed']))))
+                            metrics=json.dumps(dict(run_metrics(suite, json.loads(rec['setting']), res.logs, i),
+                                                    prng_seed=rec['prng_seed']))))
     return records
 
 
@@ -437,11 +458,13 @@ def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devic
                 if not runs_on(agent, suite):
                     counts['unsupported'] += 1
                     continue
-                for setting, indices in replicas(prof.settings(suite)):       # a setting's repeats: one call
-                    exp = setting_experiment(agent, suite, setting, prof, devices)
-                    records = [dict(rec, prng_seed=seed + REPLICA_STRIDE * r) for r, index in enumerate(indices)
-                               for seed, rec in setting_records(agent, exp.agent_config()[2], suite, index, setting,
-                                                                exp.seed_list, prof, version).items()]
+                for group in calls(suite, prof):           # a setting's repeats, and settings sharing a shape: one call
+                    exp = setting_experiment(agent, suite, group[0][0], prof, devices)
+                    config = exp.agent_config()[2]
+                    records = [dict(rec, prng_seed=seed + REPLICA_STRIDE * r) for setting, indices in group
+                               for r, index in enumerate(indices)
+                               for seed, rec in setting_records(agent, config, suite, index, setting, exp.seed_list,
+                                                                prof, version).items()]
                     if any(r['key'] not in done for r in records): done |= stored_keys(con)   # others' new records
                     pending = [r for r in records if r['key'] not in done]
                     counts['stored'] += len(records) - len(pending)
@@ -450,8 +473,9 @@ def run(agents, suites=('deep_sea',), profile: str = 'quick', out='suite', devic
                     pending = [r for r in pending if r['key'] in ours]
                     if not pending: continue
                     try:
-                        new = run_setting(out, suite, setting, pending,
-                                          replace(exp, seeds=[r['prng_seed'] for r in pending]), progress)
+                        params = run_env_params(suite, [json.loads(r['setting']) for r in pending])
+                        new = run_setting(out, suite, pending, replace(exp, seeds=[r['prng_seed'] for r in pending],
+                                                                       run_env_params=params), progress)
                         insert_records(con, new)
                     finally: release(con, list(ours))
                     counts['trained'] += len(new)
