@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['PRNGKey', 'State', 'Hparams', 'Metrics', 'InitFn', 'ActFn', 'ObserveFn', 'GreedyFn', 'CellSignalsFn', 'MakeFn',
            'GYMNAX_CORE', 'Transition', 'Cells', 'Agent', 'EnvSpec', 'gymnax_spec', 'Signal', 'Preset', 'GoldenCase',
-           'DocsSection', 'AgentEntry', 'EnvEntry', 'gymnax_core']
+           'DocsSection', 'AgentEntry', 'EnvEntry', 'gymnax_core', 'RunningStatistics']
 
 # %% ../nbs/01_base.ipynb #24b79c0b
 from dataclasses import dataclass, field
@@ -230,3 +230,15 @@ def gymnax_core() -> tuple:
             raise
     sys.meta_path.insert(0, _HandOverGymnaxCore())
     return tuple(sys.modules[n] for n in GYMNAX_CORE)
+
+# %% ../nbs/01_base.ipynb #47fecaa7
+class RunningStatistics:
+    """Mixin for a gymnax environment whose state fields `RUNNING_STATISTICS` outlive episodes: gymnax's auto-reset,
+    then those fields copied from the step's `info`. List it first: `class E(RunningStatistics, Environment)`."""
+    RUNNING_STATISTICS: tuple = ()
+
+    def step(self, key, state, action, params=None):
+        "gymnax's auto-resetting step, keeping the running statistics across episodes."
+        obs, state, reward, terminated, truncated, info = super().step(key, state, action, params)
+        state = state.replace(**{k: info[k] for k in self.RUNNING_STATISTICS})
+        return obs, state, reward, terminated, truncated, info

@@ -7,8 +7,6 @@ __all__ = ['MASS_CART', 'MASS_POLE', 'LENGTH', 'FORCE_MAG', 'GRAVITY', 'Cartpole
            'max_steps', 'Cartpole']
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cp000003
-from functools import partial
-
 import jax
 import jax.numpy as jnp
 from flax import struct
@@ -16,7 +14,7 @@ from flax import struct
 from ..checks import check_number
 
 # %% ../../nbs/14_envs.cartpole.ipynb #73cb5b91
-from uncertain_rl.base import gymnax_core
+from uncertain_rl.base import RunningStatistics, gymnax_core
 environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cp000006
@@ -60,8 +58,9 @@ def max_steps(timescale: float = .01, max_time: float = 10.) -> int:
     return n
 
 
-class Cartpole(environment.Environment):
+class Cartpole(RunningStatistics, environment.Environment):
     "bsuite's Cartpole (and `cartpole_noise`: Gaussian reward noise of std `noise_scale`) as a gymnax environment."
+    RUNNING_STATISTICS = ('raw_return', 'best_episode')               # bsuite's, across episodes
 
     def __init__(self, noise_scale: float = 0., height_threshold: float = .8, x_threshold: float = 3.,
                  timescale: float = .01, max_time: float = 10., init_range: float = .05):
@@ -105,13 +104,6 @@ class Cartpole(environment.Environment):
         return (self.observation(state), state, reward, terminated,
                 dict(discount=1. - terminated.astype(jnp.float32), balanced=balanced, raw_return=state.raw_return,
                      best_episode=state.best_episode))
-
-    @partial(jax.jit, static_argnames=('self',))
-    def step(self, key, state, action, params=None):
-        "gymnax's auto-resetting step, keeping bsuite's running statistics (`raw_return`, `best_episode`) across episodes."
-        obs, state, reward, terminated, truncated, info = super().step(key, state, action, params)
-        state = state.replace(raw_return=info['raw_return'], best_episode=info['best_episode'])
-        return obs, state, reward, terminated, truncated, info
 
     def is_truncated(self, state, params) -> jax.Array: return jnp.bool_(False)
     def is_terminated(self, state, params) -> jax.Array: return jnp.bool_(False)

@@ -8,8 +8,6 @@ __all__ = ['DEEP_SEA_VARIANTS', 'deep_sea_action_mapping', 'DeepSeaState', 'Deep
            'render_deep_sea']
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #d432e9c7
-from functools import partial
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -19,7 +17,7 @@ from ..checks import check_int, check_bool, check_number, check_choice
 from ..base import Cells, Transition
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #1cb8cd73
-from uncertain_rl.base import gymnax_core
+from uncertain_rl.base import RunningStatistics, gymnax_core
 environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #b32d7e14
@@ -84,8 +82,9 @@ def deep_sea_mean_transition(params: DeepSeaParams, size: int, row, col, action)
     return deep_sea_transition(jax.random.PRNGKey(0), start, action, params.replace(deterministic=jnp.bool_(True)), size)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #59aa2f3f
-class DeepSea(environment.Environment):
+class DeepSea(RunningStatistics, environment.Environment):
     "bsuite's Deep Sea as a gymnax environment (jit- and vmap-able)."
+    RUNNING_STATISTICS = ('total_bad_episodes', 'denoised_return')    # bsuite's, across episodes
     one_hot_observations = True      # agents may feed observations to their first layer as row lookups
 
     def __init__(self, size: int, deterministic: bool = True, unscaled_move_cost: float = 0.01,
@@ -125,13 +124,6 @@ class DeepSea(environment.Environment):
         info = dict(discount=1. - terminated.astype(jnp.float32), bad_episode=next_state.bad_episode,
                     total_bad_episodes=next_state.total_bad_episodes, denoised_return=next_state.denoised_return)
         return obs, next_state, reward, terminated, info
-
-    @partial(jax.jit, static_argnames=("self",))
-    def step(self, key, state, action, params=None):
-        "gymnax's auto-resetting step, keeping bsuite's running statistics across episodes."
-        obs, state, reward, terminated, truncated, info = super().step(key, state, action, params)
-        state = state.replace(total_bad_episodes=info["total_bad_episodes"], denoised_return=info["denoised_return"])
-        return obs, state, reward, terminated, truncated, info
 
     def cells(self, params: DeepSeaParams | None = None) -> Cells:
         "Every cell, row-major (`r * N + c`): its observation and, per action, its transition without noise or slip."
