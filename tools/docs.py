@@ -63,7 +63,7 @@ def _only_imports(lines: list) -> bool:
 
 def for_readers(path: Path) -> dict:
     """A notebook as a reader sees it: `#| hide` and `#| default_exp` cells, and code cells that only import (with
-    no output), left out; `#| ` directive lines removed."""
+    no output), left out; `#| echo: false` cells show their output only; `#| ` directive lines removed."""
     nb = json.loads(path.read_text())
     cells = []
     for cell in nb['cells']:
@@ -73,6 +73,8 @@ def for_readers(path: Path) -> dict:
         if cell['cell_type'] == 'code':
             if any(d.split()[1:2] in (['hide'], ['default_exp']) for d in directives): continue
             if not cell.get('outputs') and _only_imports(code): continue
+            if any(d.replace(' ', '') == '#|echo:false' for d in directives):       # the output without its code
+                cell.setdefault('metadata', {})['tags'] = [*cell['metadata'].get('tags', []), 'remove-input']
         cell['source'] = code
         cells.append(cell)
     return {**nb, 'cells': cells}
