@@ -688,7 +688,10 @@ def check_claim(records: list, claim: Claim, profile: str, alpha: float = .05) -
     seeds = {a: len({r['seed'] for r in rs}) for a, rs in runs.items()}
     result = dict(claim=claim.name, paper=claim.paper, suite=claim.suite, statistic=claim.statistic, profile=profile,
                   seeds=seeds, comparisons=[])
-    if min(seeds.values()) < MIN_CLAIM_SEEDS: return dict(result, verdict='not measured')
+    key = lambda r: json.dumps(r['setting'], sort_keys=True)
+    settings = {key(r) for rs in runs.values() for r in rs}                  # every setting any of them has run
+    complete = all(len({r['seed'] for r in rs if key(r) == s}) >= MIN_CLAIM_SEEDS for rs in runs.values() for s in settings)
+    if min(seeds.values()) < MIN_CLAIM_SEEDS or not complete: return dict(result, verdict='not measured')
     largest = max(r['setting'].get('size', 0) for rs in runs.values() for r in rs) or None
     samples = {a: claim_sample(rs, claim, largest) for a, rs in runs.items()}
     for rival in claim.rivals:
