@@ -194,6 +194,8 @@ def open_store(out) -> sqlite3.Connection:
     con.execute('PRAGMA journal_mode=WAL')
     columns = ', '.join(f'{c} TEXT PRIMARY KEY' if c == 'key' else c for c in RECORD_COLUMNS)
     con.execute(f'CREATE TABLE IF NOT EXISTS records ({columns})')
+    con.execute('CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')   # who trains what: `claim`
+    con.commit()
     return con
 
 
@@ -246,8 +248,6 @@ def claim(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list
     "Claim `keys` for `owner` (this process by default); returns the keys now claimed: those no live other owner holds."
     import time
     owner = owner or claim_owner()
-    con.execute('CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')
-    con.commit()
     con.execute('BEGIN IMMEDIATE')
     try:
         held = dict(con.execute(f"SELECT key, owner FROM claims WHERE key IN ({', '.join('?' * len(keys))})", keys))
@@ -286,7 +286,8 @@ class Profile:
         "(index in bsuite's sweep, setting) of the runs this profile makes of `suite`: at most `replicas` of each."
         kept, seen = [], {}
         for i, s in enumerate(suite.settings):
-            n = seen[json.dumps(s, sort_keys=True)] = seen.get(json.dumps(s, sort_keys=True), 0) + 1
+            key = json.dumps(s, sort_keys=True)
+            n = seen[key] = seen.get(key, 0) + 1
             if self.keeps(s) and (self.replicas is None or n <= self.replicas): kept.append((i, s))
         return kept
 
@@ -298,7 +299,7 @@ class Profile:
 
 PROFILES = {p.name: p for p in (
     Profile('bsuite', seeds=1),
-    Profile('cpu', seeds=10, sizes=(10, 20, 30), max_episodes=1_000, noise_scales=(.1, 1., 10.),
+    Profile('cpu', seeds=10, sizes=(10, 20, 30), max_episodes=1_000, noise_scales=(1.,),
             cartpole_episodes=100, replicas=1),
     Profile('quick', seeds=2, sizes=(10, 12), max_episodes=60, noise_scales=(1.,), cartpole_episodes=10))}
 

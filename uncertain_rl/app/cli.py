@@ -123,7 +123,7 @@ def add_suite_commands(sub) -> None:
                       formatter_class=_Help)
     r.add_argument('--agents', required=True, help='registered agents, comma-separated')
     r.add_argument('--suite', default='deep_sea', help='deep_sea, deep_sea_stochastic and/or cartpole_noise, comma-separated')
-    r.add_argument('--profile', default='quick', help="bsuite (bsuite's sweep exactly), cpu (Deep Sea 10, 20, 30 and three noise scales, ten seeds: hours on a CPU) or quick (minutes)")
+    r.add_argument('--profile', default='quick', help="bsuite (bsuite's sweep exactly), cpu (Deep Sea 10, 20, 30 and cartpole_noise at scale 1, ten seeds: hours on a CPU) or quick (minutes)")
     r.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the bsuite CSV logs')
     r.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
     r.add_argument('--no-progress', action='store_true', help='no progress bars')
