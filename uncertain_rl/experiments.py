@@ -52,6 +52,7 @@ class Experiment:
     keys: Any = None                   # one PRNG key per seed (None: PRNGKey(seed))
     num_chunks: int = 50               # progress, partial writes and early stops happen between chunks
     stop_when: Any = None              # 'solved': once every run has solved by the environment's rule; or logs -> bool
+    freeze_finished: bool = True       # False: with an episode budget, runs that have theirs play on unlogged (cheaper)
 
     def __post_init__(self):
         default_cpu_devices()      # before the agent's or environment's module can start JAX (gymnax's import does)
@@ -68,6 +69,9 @@ class Experiment:
             check_int(name, getattr(self, name), low)
         if self.eval_every is not None: check_int('eval_every', self.eval_every, 0)
         if self.snapshots is not None: check_int('snapshots', self.snapshots, 0)
+        if not self.freeze_finished and (self.eval_every or self.snapshots):
+            raise ValueError(f"freeze_finished=False keeps only the logs, so it needs eval_every=0 and snapshots=0 "
+                             f"(or None), got eval_every={self.eval_every!r}, snapshots={self.snapshots!r}")
         self.agent_config()                                   # the agent's config checks itself
         if isinstance(self.env, str) and not self.env.startswith('bsuite:'): registry.env_entry(self.env)
         if self.stop_when is not None and not callable(self.stop_when): check_choice('stop_when', self.stop_when, ('solved',))
@@ -113,7 +117,7 @@ class Experiment:
                     overrides=dict(self.overrides), settings=self.settings if self.grid else [],
                     eval_every=self.eval_every, eval_episodes=self.eval_episodes, snapshots=self.snapshots,
                     devices=self.devices if isinstance(self.devices, (str, int)) else len(self.devices),
-                    stop_when=name(self.stop_when))
+                    stop_when=name(self.stop_when), freeze_finished=self.freeze_finished)
 
 # %% ../nbs/83_experiments.ipynb #exp00006
 class Prepared(NamedTuple):
@@ -185,14 +189,16 @@ def prepare(exp: Experiment) -> Prepared:
     has_cells = hasattr(env, 'cells') and hasattr(env, 'cell_index')
     if exp.snapshots and not has_cells:
         raise ValueError(f"snapshots need an environment with cells (deep_sea, deep_sea_stochastic), got {exp.describe()['env']!r}")
-    snapshots = (50 if has_cells else 0) if exp.snapshots is None else exp.snapshots
-    eval_every = steps // largest_divisor(steps, 20) if exp.eval_every is None else exp.eval_every
+    quiet = not exp.freeze_finished                                # only the logs: no evaluations or snapshots
+    snapshots = (0 if quiet else 50 if has_cells else 0) if exp.snapshots is None else exp.snapshots
+    eval_every = (0 if quiet else steps // largest_divisor(steps, 20)) if exp.eval_every is None else exp.eval_every
     if eval_every and steps % eval_every:
         raise ValueError(f"eval_every must divide the step budget {steps}, got {eval_every}")
     tc = TrainConfig(env, agent, num_steps=steps, max_episodes=exp.episodes or max(1, steps // shortest),
                      env_params=exp.env_params, eval_every=eval_every, eval_episodes=exp.eval_episodes,
                      eval_steps=longest, snapshot_every=snapshot_period(snapshots, steps, longest),
-                     stop_at_max_episodes=exp.episodes is not None and shortest != longest)
+                     stop_at_max_episodes=exp.episodes is not None and shortest != longest,
+                     freeze_finished=exp.freeze_finished)
     per_run = (None if exp.run_env_params is None else
                jax.tree.map(lambda x: jnp.tile(jnp.asarray(x), (len(settings),) + (1,) * (jnp.ndim(x) - 1)),
                             exp.run_env_params))                          # the seeds' rows, again for each setting

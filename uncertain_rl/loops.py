@@ -68,6 +68,7 @@ class TrainConfig:
     snapshot_every: int = 0    # environment steps between snapshots of every cell (0: none); must divide num_steps
 
     stop_at_max_episodes: bool = False   # each run stops (its state frozen) after `max_episodes` episodes
+    freeze_finished: bool = True         # False: a run that has its episodes plays on, unlogged (see Episode budgets)
 
     def __post_init__(self):
         check_int('num_steps', self.num_steps, 1)
@@ -80,6 +81,10 @@ class TrainConfig:
         check_int('snapshot_every', self.snapshot_every, 0)
         if self.snapshot_every and self.num_steps % self.snapshot_every:
             raise ValueError(f"snapshot_every must divide num_steps = {self.num_steps}, got {self.snapshot_every}")
+        if self.stop_at_max_episodes and not self.freeze_finished and (self.eval_every or self.snapshot_every):
+            raise ValueError(f"freeze_finished=False lets a run play on after its last episode, so its later "
+                             f"evaluations and snapshots would not belong to its logs; it needs eval_every=0 and "
+                             f"snapshot_every=0, got eval_every={self.eval_every}, snapshot_every={self.snapshot_every}")
         if self.snapshot_every and not (hasattr(self.env, 'cells') and hasattr(self.env, 'cell_index')):
             raise ValueError(f"snapshot_every needs an environment with cells(params) and cell_index(obs) (Deep Sea "
                              f"has them), got {type(self.env).__name__}")
@@ -146,7 +151,7 @@ def train(config: TrainConfig) -> Run:
 
     def step(carry: LoopCarry, _=None):
         new = one_step(carry)
-        if not config.stop_at_max_episodes: return new, None
+        if not (config.stop_at_max_episodes and config.freeze_finished): return new, None
         done = carry.episode >= max_eps                             # this run has its episodes: it stays as it is
         return jax.tree.map(lambda n, o: jnp.where(done, o, n), new, carry), None
 
@@ -342,6 +347,7 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
         if on_chunk is not None and on_chunk(logs, episodes): break
         if cfg.stop_at_max_episodes and episodes.min() >= cfg.max_episodes: break   # every run has its episodes
     bar.close()
+    if cfg.stop_at_max_episodes: episodes = np.minimum(episodes, cfg.max_episodes)   # unfrozen runs played on, unlogged
     if episodes.max() > cfg.max_episodes:
         warnings.warn(f"{int(episodes.max())} episodes ran but the logs hold the first {cfg.max_episodes} "
                       f"(raise max_episodes to log them all)", stacklevel=2)

@@ -424,14 +424,15 @@ def run_setting(out: Path, suite: Suite, pending: list, experiment, progress=Fal
 
 
 def setting_experiment(agent: str, suite: Suite, setting: dict, profile: Profile, devices='all'):
-    "The `Experiment` of one setting's seeds: Deep Sea stops once every run is decided; Cartpole gets its noise scale."
+    "The `Experiment` of one setting's seeds: Deep Sea stops once every run is decided; Cartpole gets its noise scale, and its runs are not frozen."
     from uncertain_rl.experiments import Experiment
     budget = profile.budget(suite, setting)
     common = dict(episodes=budget, seeds=profile.seeds, eval_every=0, snapshots=0, devices=devices)
     if suite.rule is None:
         import jax.numpy as jnp
         from uncertain_rl.envs.cartpole import CartpoleParams
-        return Experiment(agent, suite.env, env_params=CartpoleParams(jnp.float32(setting['noise_scale'])), **common)
+        return Experiment(agent, suite.env, env_params=CartpoleParams(jnp.float32(setting['noise_scale'])),
+                          freeze_finished=False, **common)          # only the logs are kept: no freeze (06_loops)
     stop = lambda logs: bool(deep_sea_decided(logs['total_bad_episodes'], setting['size'], budget, suite.rule).all())
     return Experiment(agent, suite.env, size=setting['size'], mapping_seed=setting['mapping_seed'], stop_when=stop,
                       **common)
