@@ -138,3 +138,7 @@ def test_bsuite_analysis_scores_the_committed_store_as_it_does():
     import bsuite_oracle
     rows = bsuite_oracle.compare(COMMITTED, Path(__file__).resolve().parent.parent / '.venv-bsuite')
     assert rows and all(theirs is not None and abs(ours - theirs) < 1e-12 for _, _, ours, theirs in rows)
+    records = suite.load_records(COMMITTED)                  # the runs kept without logs: the H100's, whose logs stayed there
+    assert all(r['device'].startswith('gpu') for r in records if r['csv'] is None)
+    checked = {(folder, name) for folder, name, _, _ in rows}
+    assert not checked & set(bsuite_oracle.unlogged(COMMITTED))

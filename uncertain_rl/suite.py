@@ -6,16 +6,16 @@
 __all__ = ['BSUITE_LOG_RATIOS', 'DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'CARTPOLE_EPISODES',
            'CARTPOLE_BASE_REGRET', 'CARTPOLE_GOOD_EPISODE', 'DEEP_SEA_SIZES', 'NOISE_SCALES', 'SUITES', 'STORE_FILE',
            'RECORD_COLUMNS', 'PROFILES', 'BSUITE_PREFIX', 'BSUITE_COLUMNS', 'REPLICA_STRIDE', 'CLAIMS',
-           'MIN_CLAIM_SEEDS', 'UNSOLVED', 'bsuite_logged', 'bsuite_log_episodes', 'DeepSeaRule', 'DeepSeaSolution',
-           'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided',
-           'cartpole_run_summary', 'cartpole_group_score', 'cartpole_score', 'score_by_scaling', 'cartpole_noise_score',
-           'Suite', 'digest', 'config_json', 'open_store', 'insert_records', 'stored_keys', 'load_records',
-           'claim_owner', 'owner_alive', 'claim', 'release', 'Profile', 'bsuite_csv', 'deep_sea_metrics',
-           'code_version', 'runs_on', 'setting_records', 'run_metrics', 'csv_dir', 'replicas', 'calls',
-           'run_env_params', 'run_setting', 'setting_experiment', 'run', 'leaderboard', 'solve_episodes', 'median_ci',
-           'finite', 'deep_sea_summary', 'cartpole_summary', 'episodes_cell', 'leaderboard_markdown', 'report',
-           'plot_leaderboard', 'Claim', 'agent_runs', 'claim_sample', 'one_sided_p', 'describe', 'check_claim',
-           'check_claims', 'claims_markdown', 'merge']
+           'MIN_CLAIM_SEEDS', 'UNSOLVED', 'MISSING_LOGS', 'bsuite_logged', 'bsuite_log_episodes', 'DeepSeaRule',
+           'DeepSeaSolution', 'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget',
+           'deep_sea_decided', 'cartpole_run_summary', 'cartpole_group_score', 'cartpole_score', 'score_by_scaling',
+           'cartpole_noise_score', 'Suite', 'digest', 'config_json', 'open_store', 'insert_records', 'stored_keys',
+           'load_records', 'claim_owner', 'owner_alive', 'claim', 'release', 'Profile', 'bsuite_csv',
+           'deep_sea_metrics', 'code_version', 'runs_on', 'setting_records', 'run_metrics', 'csv_dir', 'replicas',
+           'calls', 'run_env_params', 'run_setting', 'setting_experiment', 'run', 'leaderboard', 'solve_episodes',
+           'median_ci', 'finite', 'deep_sea_summary', 'cartpole_summary', 'episodes_cell', 'leaderboard_markdown',
+           'report', 'plot_leaderboard', 'Claim', 'agent_runs', 'claim_sample', 'one_sided_p', 'describe',
+           'check_claim', 'check_claims', 'claims_markdown', 'merge']
 
 # %% ../nbs/84_suite.ipynb #27e0a5cf
 from dataclasses import dataclass
@@ -597,19 +597,23 @@ def plot_leaderboard(rows: list, path) -> None:
     import matplotlib.pyplot as plt
     suites = sorted({r['suite'] for r in rows})
     fig, axes = plt.subplots(len(suites), 2, figsize=(11, 3.6 * len(suites)), squeeze=False)
-    for (left, right), name in zip(axes, suites):
+    for row, ((left, right), name) in enumerate(zip(axes, suites)):
         mine = sorted((r for r in rows if r['suite'] == name), key=lambda r: -r['score'])
         sizes = sorted({n for r in mine for n in r['sizes']})
-        if not sizes: left.axis('off')                                     # cartpole_noise: no sizes
-        for r in mine:
-            solved = [(int(n), e) for n, e in r['median_solve_episode'].items() if e is not None]
-            if solved: left.plot(*zip(*sorted(solved)), 'o-', label=r['agent'])
-        if sizes: left.plot(sizes, [2. ** n for n in sizes], 'k--', label='$2^N$ (dithering)')
-        left.set(yscale='log', xlabel='Deep Sea size N', ylabel='median episodes to solve', title=name)
-        if left.get_legend_handles_labels()[0]: left.legend(fontsize=7, ncol=2)
+        if not sizes:                                                      # cartpole_noise: no sizes, bars take the row
+            grid = left.get_gridspec()
+            left.remove(), right.remove()
+            right = fig.add_subplot(grid[row, :])
+        else:
+            for r in mine:
+                solved = [(int(n), e) for n, e in r['median_solve_episode'].items() if e is not None]
+                if solved: left.plot(*zip(*sorted(solved)), 'o-', label=r['agent'])
+            left.plot(sizes, [2. ** n for n in sizes], 'k--', label='$2^N$ (dithering)')
+            left.set(yscale='log', xlabel='Deep Sea size N', ylabel='median episodes to solve', title=name)
+            left.legend(fontsize=7, ncol=2)
         right.barh([r['agent'] for r in mine], [r['score'] for r in mine], xerr=[r['score_sd'] for r in mine])
         right.set(xlim=(0, 1), xlabel=("bsuite's score, mean ± sd over seeds" if not sizes else
-                                       'score (fraction of sizes solved before 2^N + 100), mean ± sd over seeds'),
+                                       'fraction of sizes solved by episode $2^N + 100$, mean ± sd'),
                   title=f"{name}, profile {', '.join(sorted({r['profile'] for r in mine}))}")
         right.invert_yaxis()
     fig.tight_layout()
@@ -723,9 +727,14 @@ def claims_markdown(results: list) -> str:
     return '\n'.join(lines) + '\n'
 
 # %% ../nbs/84_suite.ipynb #9cf83915
-def merge(out, sources) -> int:
+MISSING_LOGS = ('error', 'keep')
+
+
+def merge(out, sources, missing_logs: str = 'error') -> int:
     "Add the records (and CSV logs) of the stores in `sources` that the store in `out` lacks; returns how many."
     import shutil
+    if missing_logs not in MISSING_LOGS:
+        raise ValueError(f"missing_logs: {missing_logs!r} is not one of {', '.join(MISSING_LOGS)}")
     out, added = Path(out), 0
     con = open_store(out)
     try:
@@ -734,10 +743,13 @@ def merge(out, sources) -> int:
             records = [dict(r, setting=json.dumps(r['setting'], sort_keys=True), metrics=json.dumps(r['metrics']))
                        for r in load_records(source)]
             for r in records:
-                target = out / r['csv']
-                if not target.exists():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(source / r['csv'], target)
+                if r['csv'] is None or (out / r['csv']).exists(): continue
+                if (source / r['csv']).is_file():
+                    (out / r['csv']).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source / r['csv'], out / r['csv'])
+                elif missing_logs == 'keep': r['csv'] = None
+                else: raise ValueError(f"sources: {str(source)!r} lacks the CSV log {r['csv']!r}; "
+                                       "missing_logs='keep' stores its records without their logs")
             added += insert_records(con, records)
         con.execute('PRAGMA journal_mode=DELETE')           # one self-contained file, to copy or commit
     finally: con.close()

@@ -134,13 +134,16 @@ def add_suite_commands(sub) -> None:
                       formatter_class=_Help)
     m.add_argument('out', metavar='DIR', help='the directory to merge into (created if needed)')
     m.add_argument('sources', metavar='SOURCE', nargs='+', help='directories written by uncertain-rl suite run')
+    m.add_argument('--missing-logs', default='error', metavar='error|keep',
+                   help="a source record whose CSV log is gone: refuse the merge (error) or store it without its log (keep)")
 
 
 def cmd_suite(args) -> int:
     "`uncertain-rl suite run|report|merge`."
     from uncertain_rl import suite
     if args.suite_command == 'merge':
-        print(f"{suite.merge(args.out, args.sources)} records added to {Path(args.out) / suite.STORE_FILE}")
+        added = suite.merge(args.out, args.sources, missing_logs=args.missing_logs)
+        print(f"{added} records added to {Path(args.out) / suite.STORE_FILE}")
         return 0
     if args.suite_command == 'report':
         if not (Path(args.out) / suite.STORE_FILE).is_file(): raise UsageError(f"{args.out!r} has no {suite.STORE_FILE}")
