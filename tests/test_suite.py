@@ -122,14 +122,17 @@ def test_bsuite_analysis_in_its_own_venv_scores_as_the_store_does(tmp_path):
 COMMITTED = Path(__file__).resolve().parent.parent / 'benchmarks' / 'results' / 'suite' / 'cpu'
 
 
-def test_the_committed_leaderboard_is_what_the_committed_store_gives(tmp_path):
-    "The Results page's leaderboard and claims are regenerated from the committed store, and agree with the files."
-    shutil.copytree(COMMITTED, tmp_path / 'cpu')
-    rows = suite.report(tmp_path / 'cpu')
-    assert json.loads(json.dumps(rows)) == json.loads((COMMITTED / 'leaderboard.json').read_text())
+@pytest.mark.parametrize('profile', ['cpu', 'bsuite'])
+def test_the_committed_leaderboard_is_what_the_committed_store_gives(tmp_path, profile):
+    "The Results page's leaderboards and claims are regenerated from the committed stores, and agree with the files."
+    committed = COMMITTED.parent / profile
+    shutil.copytree(committed, tmp_path / profile)
+    rows = suite.report(tmp_path / profile)
+    assert json.loads(json.dumps(rows)) == json.loads((committed / 'leaderboard.json').read_text())
     for name in ('claims.json', 'leaderboard.md'):
-        assert (tmp_path / 'cpu' / name).read_text() == (COMMITTED / name).read_text(), name
-    assert {r['profile'] for r in rows} == {'cpu'} and all(r['seeds'] == 10 for r in rows)
+        assert (tmp_path / profile / name).read_text() == (committed / name).read_text(), name
+    assert {r['profile'] for r in rows} == {profile}
+    assert all(r['seeds'] == suite.PROFILES[profile].seeds for r in rows)
 
 
 @pytest.mark.slow
