@@ -733,8 +733,8 @@ MISSING_LOGS = ('error', 'keep')
 def merge(out, sources, missing_logs: str = 'error') -> int:
     "Add the records (and CSV logs) of the stores in `sources` that the store in `out` lacks; returns how many."
     import shutil
-    if missing_logs not in MISSING_LOGS:
-        raise ValueError(f"missing_logs: {missing_logs!r} is not one of {', '.join(MISSING_LOGS)}")
+    from uncertain_rl.checks import check_choice
+    check_choice('missing_logs', missing_logs, MISSING_LOGS)
     out, added = Path(out), 0
     con = open_store(out)
     try:
