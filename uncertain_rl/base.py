@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['PRNGKey', 'State', 'Hparams', 'Metrics', 'InitFn', 'ActFn', 'ObserveFn', 'GreedyFn', 'CellSignalsFn', 'MakeFn',
            'GYMNAX_CORE', 'Transition', 'Cells', 'Agent', 'EnvSpec', 'gymnax_spec', 'Signal', 'Preset', 'GoldenCase',
-           'DocsSection', 'AgentEntry', 'EnvEntry', 'gymnax_core', 'RunningStatistics']
+           'DocsSection', 'AgentEntry', 'EnvFacts', 'EnvEntry', 'gymnax_core', 'RunningStatistics']
 
 # %% ../nbs/01_base.ipynb #24b79c0b
 from dataclasses import dataclass, field
@@ -151,7 +151,8 @@ class AgentEntry:
     docs: Optional[DocsSection] = None
     envs: tuple = ()           # the registered environments it runs on (empty: any with its kind of actions)
     continuous: bool = False   # acts in box action spaces; False: discrete actions
-    for_budget: Optional[Callable] = None   # (config, episodes) -> config: settings tied to the run's length
+    for_env: Optional[Callable] = None      # (config, EnvFacts) -> config: settings it derives from the environment
+    model_based: bool = False  # plans with the environment's own model (`EnvSpec.env`): runs of a batch share it
 
     def __post_init__(self):
         fields_ = getattr(self.config_class, '__dataclass_fields__', {})
@@ -183,9 +184,15 @@ class AgentEntry:
         return next((p for p in self.presets if env in p.envs), None)
 
 
+class EnvFacts(NamedTuple):
+    "What an environment declares that every agent may derive settings from alike (`AgentEntry.for_env`)."
+    value_range: Optional[Callable] = None  # discount -> (lowest, highest) discounted return worth representing
+    horizon: Optional[int] = None           # the training horizon in episodes (bsuite's for its experiments)
+
+
 @dataclass(frozen=True)
 class EnvEntry:
-    "An environment by name: its constructor, the metric that says solved, per-run statistics, a preset for agents."
+    "An environment by name: its constructor, the metric that says solved, per-run statistics, what it declares to agents."
     name: str
     make: Callable             # (size, mapping_seed) -> gymnax environment (episode lengths: `loops.episode_bounds`)
     description: str
@@ -193,6 +200,13 @@ class EnvEntry:
     statistics: Optional[Callable] = None   # logs -> {name: per-run array}; 0 in `*_at`/`first_*` entries means never
     preset: Optional[Preset] = None         # overrides for every agent on this environment (its scale), applied first
     continuous: bool = False                # box (continuous) actions; False: discrete actions
+    value_range: Optional[Callable] = None  # (env params, discount) -> (lowest, highest) discounted return
+    horizon: Optional[int] = None           # the training horizon in episodes (bsuite's for its experiments)
+
+    def facts(self, params) -> EnvFacts:
+        "What this environment declares to agents, at its parameters `params`."
+        value_range = None if self.value_range is None else lambda discount: self.value_range(params, discount)
+        return EnvFacts(value_range, self.horizon)
 
 # %% ../nbs/01_base.ipynb #fb43cdec
 GYMNAX_CORE = ('gymnax.environments.environment', 'gymnax.environments.spaces')

@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['NEVER', 'COMPARISON_AGENTS', 'Experiment', 'Prepared', 'snapshot_period', 'make_environment', 'run_keys',
-           'batched_hparams', 'prepare', 'summarise', 'RunResult', 'RunInterrupted', 'interrupts_as_keyboard_interrupt',
-           'run', 'write_results', 'split_keys', 'sweep', 'solved_rule', 'tree_experiment', 'deep_sea_sweep',
-           'compare_agents']
+           'batched_hparams', 'run_episodes', 'env_config', 'prepare', 'summarise', 'RunResult', 'RunInterrupted',
+           'interrupts_as_keyboard_interrupt', 'run', 'write_results', 'split_keys', 'sweep', 'solved_rule',
+           'tree_experiment', 'deep_sea_sweep', 'compare_agents']
 
 # %% ../nbs/83_experiments.ipynb #311fab26
 import signal
@@ -42,7 +42,7 @@ class Experiment:
     mapping_seed: int = 42             # Deep Sea's action map (bsuite's sweep uses 42)
     env_params: Any = None             # a gymnax environment's parameters (None: its defaults)
     run_env_params: Any = None         # each seed's own parameters (leaves [seeds, ...]): a sweep of numeric fields
-    preset: Optional[str] = None       # a preset of the agent by name ('none': not even its environment preset)
+    preset: Optional[str] = None       # a preset of the agent by name ('none': no preset, the registered default)
     overrides: Mapping = field(default_factory=dict)   # config fields
     grid: Any = ()                     # traced hyperparameters: {name: values} (every combination) or [{name: value}]
     eval_every: Optional[int] = None   # environment steps between greedy evaluations (None: about 20 a run; 0: none)
@@ -81,8 +81,12 @@ class Experiment:
                 raise ValueError(f"run_env_params must have one row per seed ({len(self.seed_list)}) in every leaf, got "
                                  f"leading sizes {sorted(lead, key=str)}")
 
+    def config(self):
+        "The agent's config as it runs: `agent_config`'s, then what it derives from the environment (`env_config`)."
+        return env_config(self, make_environment(self)[0])
+
     def agent_config(self) -> tuple:
-        "(name, entry, config, preset names) of the agent, before any setting tied to the run's length."
+        "(name, entry, config, preset names) of the agent, before what it derives from the environment."
         if isinstance(self.agent, str):
             presets = [p.name for p in registry.presets_for(self.agent, self.env_name, self.preset)]
             config = registry.agent_config(self.agent, self.env_name, self.preset, **self.overrides)
@@ -169,10 +173,34 @@ def batched_hparams(agent_hparams, settings: list, seeds: int):
     return jax.tree.map(lambda *h: jnp.repeat(jnp.stack(h), seeds, axis=0), *rows)
 
 
+def run_episodes(exp: Experiment, env) -> Optional[int]:
+    "The episodes of one run: the budget's, or as many of the longest kind as its steps hold (None: a bsuite id)."
+    if exp.episodes is not None or isinstance(env, str): return exp.episodes
+    return max(1, exp.steps // episode_bounds(env, exp.env_params)[1])
+
+
+def env_config(exp: Experiment, env):
+    """The agent's config on `env` (`make_environment(exp)[0]`): its layered config, then what it derives from the
+    facts the environment declares at the run's parameters (`registry.env_facts`, `AgentEntry.for_env`). Runs of one
+    call with their own parameters (`run_env_params`) must derive the same config."""
+    name, entry, config, _ = exp.agent_config()
+    if entry.for_env is None: return config
+    episodes = run_episodes(exp, env)
+    default = None if isinstance(env, str) else env.default_params if exp.env_params is None else exp.env_params
+    if exp.run_env_params is None: return registry.config_for_env(entry, config, registry.env_facts(exp.env_name, default, episodes))
+    rows = [jax.tree.map(lambda x: x[i], exp.run_env_params) for i in range(len(exp.seed_list))]
+    configs = [registry.config_for_env(entry, config, registry.env_facts(exp.env_name, p, episodes)) for p in rows]
+    if any(c != configs[0] for c in configs):
+        raise ValueError(f"run_env_params must give every run the same config of agent {name!r}, which derives settings "
+                         f"from the environment's parameters; split the runs into calls (got {configs[0]} and others)")
+    return configs[0]
+
+
 def prepare(exp: Experiment) -> Prepared:
     "Resolve `exp` into the config, environment, labels, keys, hyperparameters and `TrainConfig` of its runs."
-    name, entry, config, presets = exp.agent_config()
+    name, entry, _, presets = exp.agent_config()
     env, env_entry = make_environment(exp)
+    config = env_config(exp, env)
     if env_entry is not None and not registry.runs_on(name, exp.env_name):
         fit = [e for e in registry.ENVS if registry.runs_on(name, e)]
         raise ValueError(f"env must be one of {', '.join(fit)} for agent {name!r} "
@@ -180,11 +208,9 @@ def prepare(exp: Experiment) -> Prepared:
     settings, seeds = exp.settings, exp.seed_list
     labels = [dict(seed=s, **setting) for setting in settings for s in seeds]
     if isinstance(env, str):                                       # bsuite:ID, through the bridge
-        if entry.for_budget is not None: config = entry.for_budget(config, exp.episodes or 1)
         return Prepared(exp, name, entry, config, presets, env, None, labels, None, None, None)
     shortest, longest = episode_bounds(env, exp.env_params)
     steps = exp.steps or exp.episodes * longest
-    if entry.for_budget is not None: config = entry.for_budget(config, exp.episodes or max(1, steps // longest))
     agent = entry.make(config, gymnax_spec(env, exp.env_params))
     has_cells = hasattr(env, 'cells') and hasattr(env, 'cell_index')
     if exp.snapshots and not has_cells:

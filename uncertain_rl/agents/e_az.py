@@ -321,7 +321,7 @@ def _search_entry(mode: str, description: str, options: tuple) -> AgentEntry:
     "One of the three planners: the shared config with its mode and `EAZ_PRESETS` settings; the true Deep Sea model."
     return AgentEntry(mode, EAZConfig, make_e_az, description, defaults=dict(mode=mode, **EAZ_PRESETS[mode]),
                       options=options, signals=E_AZ_SIGNALS, golden=(GoldenCase(mode, envs=('deep_sea',)),),
-                      docs=_SEARCH_DOCS, envs=('deep_sea',))
+                      docs=_SEARCH_DOCS, envs=('deep_sea',), model_based=True)     # plans with Deep Sea's own model
 
 
 ENTRIES = (

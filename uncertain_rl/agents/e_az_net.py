@@ -330,7 +330,8 @@ def _net_entry(mode: str, description: str, options: tuple) -> AgentEntry:
     return AgentEntry(f'{mode}_net', EAZNetConfig, make_e_az_net, description,
                       defaults=dict(mode=mode, **EAZ_PRESETS[mode]), options=options, signals=E_AZ_NET_SIGNALS,
                       golden=(GoldenCase(f'{mode}_net', envs=('deep_sea',)),),
-                      docs=DocsSection('Epistemic search', ('63_e_az_net',)), envs=('deep_sea',))
+                      docs=DocsSection('Epistemic search', ('63_e_az_net',)), envs=('deep_sea',),
+                      model_based=True)                                   # plans with Deep Sea's own model
 
 
 ENTRIES = (

@@ -115,18 +115,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 # %% ../../nbs/91_app.cli.ipynb #b277c615
 def add_suite_commands(sub) -> None:
-    "`uncertain-rl suite run|report|merge`: bsuite's sweeps for several agents, in one resumable store."
-    s = sub.add_parser('suite', help="run bsuite's sweeps for several agents into one resumable store; report them",
-                       formatter_class=_Help)
+    "`uncertain-rl suite run|claims|report|merge`: bsuite's sweeps and the papers' claims, in one resumable store."
+    from uncertain_rl.suites.core import PROFILES            # declarations only: no JAX
+    s = sub.add_parser('suite', help="run bsuite's sweeps for several agents, and the papers' claims, into one "
+                                     "resumable store; report them", formatter_class=_Help)
     ss = s.add_subparsers(dest='suite_command', required=True, parser_class=_Parser, metavar='SUITE_COMMAND')
-    r = ss.add_parser('run', help='train every (agent, setting, seed) that is not yet in the store in --out',
-                      formatter_class=_Help)
+    r = ss.add_parser('run', help="the main table: every agent's registered default (bsuite's protocol) on the "
+                                  "profile's settings; trains what --out does not hold yet", formatter_class=_Help)
     r.add_argument('--agents', required=True, help='registered agents, comma-separated')
     r.add_argument('--suite', default='deep_sea', help='deep_sea, deep_sea_stochastic and/or cartpole_noise, comma-separated')
-    r.add_argument('--profile', default='quick', help="bsuite (bsuite's sweep exactly), cpu (Deep Sea 10, 20, 30 and cartpole_noise at scale 1, ten seeds: hours on a CPU) or quick (minutes)")
-    r.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the bsuite CSV logs')
-    r.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
-    r.add_argument('--no-progress', action='store_true', help='no progress bars')
+    r.add_argument('--profile', default='quick', help='; '.join(f'{p.name}: {p.description}' for p in PROFILES.values()))
+    c = ss.add_parser('claims', help="the papers' claims, each the design declared with it (see uncertain_rl.suites); "
+                                     "trains what --out does not hold yet", formatter_class=_Help)
+    c.add_argument('--claims', default=None, help='declared claims, comma-separated (default: all of them)')
+    for x in (r, c):
+        x.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the CSV logs')
+        x.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
+        x.add_argument('--no-progress', action='store_true', help='no progress bars')
     p = ss.add_parser('report', help='write DIR/leaderboard.md and DIR/leaderboard.json, and print the table',
                       formatter_class=_Help)
     p.add_argument('out', metavar='DIR', help='a directory written by uncertain-rl suite run')
@@ -139,22 +144,27 @@ def add_suite_commands(sub) -> None:
 
 
 def cmd_suite(args) -> int:
-    "`uncertain-rl suite run|report|merge`."
-    from uncertain_rl import suite
+    "`uncertain-rl suite run|claims|report|merge`."
+    from uncertain_rl.suites import store
     if args.suite_command == 'merge':
-        added = suite.merge(args.out, args.sources, missing_logs=args.missing_logs)
-        print(f"{added} records added to {Path(args.out) / suite.STORE_FILE}")
+        added = store.merge(args.out, args.sources, missing_logs=args.missing_logs)
+        print(f"{added} records added to {Path(args.out) / store.STORE_FILE}")
         return 0
     if args.suite_command == 'report':
-        if not (Path(args.out) / suite.STORE_FILE).is_file(): raise UsageError(f"{args.out!r} has no {suite.STORE_FILE}")
-        suite.report(args.out)
+        from uncertain_rl.suites import report
+        if not (Path(args.out) / store.STORE_FILE).is_file(): raise UsageError(f"{args.out!r} has no {store.STORE_FILE}")
+        report.report(args.out)
         print((Path(args.out) / 'leaderboard.md').read_text(), end='')
         return 0
-    counts = suite.run(args.agents.split(','), args.suite.split(','), args.profile, args.out,
-                       parse_devices(args.devices), progress=not args.no_progress)
-    print(f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['in_flight']} left to "
-          f"another process that claimed them, {counts['unsupported']} (agent, suite) pairs not supported; "
-          f"store: {Path(args.out) / suite.STORE_FILE}")
+    if args.suite_command == 'claims':
+        names = None if args.claims is None else args.claims.split(',')
+        counts = store.run_claims(names, args.out, parse_devices(args.devices), progress=not args.no_progress)
+    else:
+        counts = store.run(args.agents.split(','), args.suite.split(','), args.profile, args.out,
+                           parse_devices(args.devices), progress=not args.no_progress)
+    print(f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['copied']} copied from "
+          f"another design, {counts['in_flight']} left to another process that holds them, {counts['unsupported']} "
+          f"arms not supported on their suite; store: {Path(args.out) / store.STORE_FILE}")
     return 0
 
 # %% ../../nbs/91_app.cli.ipynb #51220f94

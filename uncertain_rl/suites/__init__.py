@@ -1,0 +1,1 @@
+"""The suites: bsuite's sweeps as declarations (one module per suite: its settings, budget rule, metrics, score and the papers' claims on it), the results store that runs them, the statistics and the report."""
