@@ -2,9 +2,10 @@
 
 bsuite 0.3.6's analysis needs pandas < 2, and this package needs pandas >= 2, so the oracle lives in a venv of its own
 (`benchmarks/bsuite_oracle/requirements.txt`, created on first use: it needs the package index once). For every
-sweep of the store in DIR (one agent, config, profile, code and seed) and every suite it ran, bsuite's loader and
-analysis score the CSV logs in the oracle venv, and `uncertain_rl.suite` scores the store's records; the two must be
-equal. A sweep with a record that was merged without its log (`suite merge --missing-logs keep`) cannot be scored
+sweep of the store in DIR (one agent, design, configuration, code and seed: a directory under `bsuite/`; the runs of
+bsuite's sweep only, since bsuite's loader reads bsuite ids) and every suite it ran, bsuite's loader and analysis score
+the CSV logs in the oracle venv, and the suite's own `summary` (`uncertain_rl.suites`) scores the store's records; the
+two must be equal. A sweep with a record that was merged without its log (`suite merge --missing-logs keep`) cannot be scored
 by bsuite: it is listed and counted, not compared.
 
     python benchmarks/bsuite_oracle.py DIR [--venv PATH]     # exit 1 if any score differs
@@ -15,7 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from uncertain_rl import suite
+from uncertain_rl.suites.core import suites
+from uncertain_rl.suites.store import load_records
 
 HERE = Path(__file__).resolve().parent / 'bsuite_oracle'
 
@@ -29,22 +31,31 @@ def oracle_python(venv: Path) -> Path:
     return python
 
 
+def sweep_dir(out: Path, record: dict) -> str:
+    "The directory of a record's bsuite sweep (one agent, design, configuration, code and seed)."
+    return str(out / Path(record['csv']).parent)
+
+
+def sweep_records(out: Path) -> list:
+    "The records of runs of bsuite's sweep (with a bsuite index), whose logs bsuite's loader can read."
+    return [r for r in load_records(out) if r['setting_index'] is not None]
+
+
 def our_scores(out: Path) -> dict:
     "{sweep directory: {suite: the store's score of that seed's sweep}}."
-    records = suite.load_records(out)
     sweeps = {}
-    for r in records: sweeps.setdefault((str(suite.csv_dir(out, r)), r['suite']), []).append(r)
+    for r in sweep_records(out):
+        sweeps.setdefault((r['design'], r['arm'], r['config_hash'], r['code'], r['seed'], r['suite']), []).append(r)
     scores = {}
-    for (folder, name), rs in sweeps.items():
+    for key, rs in sweeps.items():
         if any(r['csv'] is None for r in rs): continue             # a record kept without its log: see `unlogged`
-        summary = suite.deep_sea_summary if suite.SUITES[name].rule is not None else suite.cartpole_summary
-        scores.setdefault(folder, {})[name] = summary(rs, [rs[0]['seed']])['score']
+        scores.setdefault(sweep_dir(out, rs[0]), {})[key[-1]] = suites()[key[-1]].summary(rs, [key[-2]])['seed_scores'][0]
     return scores
 
 
 def unlogged(out) -> list:
-    "[(sweep directory, suite)] of the sweeps that bsuite cannot score: some record was merged without its CSV log."
-    return sorted({(str(suite.csv_dir(Path(out), r)), r['suite']) for r in suite.load_records(Path(out)) if r['csv'] is None})
+    "[(design, arm, suite, seed)] of the sweeps that bsuite cannot score: some record was merged without its CSV log."
+    return sorted({(r['design'], r['arm'], r['suite'], r['seed']) for r in sweep_records(Path(out)) if r['csv'] is None})
 
 
 def compare(out, venv) -> list:
@@ -69,7 +80,7 @@ def main(argv=None) -> int:
               f"{folder}")
     print(f'{len(rows) - len(bad)} of {len(rows)} sweep scores equal to bsuite 0.3.6 analysis')
     skipped = unlogged(args.out)
-    for folder, name in skipped: print(f"no log {name:20s} {folder}")
+    for design, arm, name, seed in skipped: print(f"no log {name:20s} {design} {arm} seed {seed}")
     if skipped: print(f'{len(skipped)} sweeps not checked: some of their records were merged without their CSV logs')
     return 1 if bad else 0
 

@@ -83,16 +83,16 @@ def test_bad_input_one_line_exit_2(tmp_path, args, word):
 
 def test_suite_merge_of_a_store_without_its_logs(tmp_path):
     "A store whose CSV logs did not come back: refused in one line (exit 2) unless --missing-logs keep is given."
-    from uncertain_rl import suite
+    from uncertain_rl.suites import store
     src = tmp_path / 'src'
-    assert suite.run(['dqn'], 'deep_sea', 'quick', src, progress=False)['trained'] == 4
-    shutil.rmtree(src / 'bsuite')
+    assert store.run(['dqn'], 'deep_sea', 'quick', src, progress=False)['trained'] == 4
+    shutil.rmtree(src / 'bsuite'); shutil.rmtree(src / 'logs')
     for extra, word in (([], 'lacks the CSV log'), (['--missing-logs', 'drop'], 'missing_logs')):
         r = cli('suite', 'merge', str(tmp_path / 'dst'), str(src), *extra)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and word in r.stderr, r.stderr
     r = cli('suite', 'merge', str(tmp_path / 'dst'), str(src), '--missing-logs', 'keep')
     assert r.returncode == 0 and '4 records added' in r.stdout, r.stderr
-    assert [rec['csv'] for rec in suite.load_records(tmp_path / 'dst')] == [None] * 4
+    assert [rec['csv'] for rec in store.load_records(tmp_path / 'dst')] == [None] * 4
 
 
 def test_unwritable_out(tmp_path):

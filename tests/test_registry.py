@@ -8,7 +8,7 @@ import pytest
 
 from uncertain_rl.loops import TrainConfig, train, run_chunked
 from uncertain_rl.base import gymnax_spec
-from uncertain_rl.registry import AGENTS, agent_config, make_agent, make_env
+from uncertain_rl.registry import AGENTS, agent_config, config_for_env, env_facts, make_agent, make_env
 
 SMALL = dict(hidden_sizes=(8,), batch_size=8, min_replay_size=8, sgd_period=3, sgd_steps_per_update=2)
 
@@ -16,7 +16,8 @@ SMALL = dict(hidden_sizes=(8,), batch_size=8, min_replay_size=8, sgd_period=3, s
 @pytest.mark.parametrize('name', [n for n, e in AGENTS.items() if hasattr(e.config(), 'sgd_period')])  # replay learners
 def test_every_agent_learns_the_same_in_lockstep_and_alone(name):
     env = make_env('deep_sea', 5)
-    agent = make_agent(name, agent_config(name, 'deep_sea', **SMALL), gymnax_spec(env))
+    config = config_for_env(name, agent_config(name, 'deep_sea', **SMALL), env_facts('deep_sea', env.default_params))
+    agent = make_agent(name, config, gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=100, max_episodes=20))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(2))
     chunked = run_chunked(run, keys, num_chunks=2, progress=False)

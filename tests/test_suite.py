@@ -1,6 +1,7 @@
 """`uncertain-rl suite`: the quick profile end to end. A killed suite (SIGKILL: a lost machine, nothing runs on exit)
-keeps the records it finished, and the rerun trains only the rest; bsuite's own loader and Deep Sea analysis, run on
-the suite's CSV logs, give each seed's sweep the score the store's records give it."""
+keeps the records it finished, and the rerun trains only the rest; bsuite's own loader and analysis, run on the
+suite's CSV logs, give each seed's sweep the score the store's records give it; records are keyed by the code that
+computes them, so a commit that changes only documentation or another agent leaves them valid."""
 import json
 import re
 import shutil
@@ -14,15 +15,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uncertain_rl import suite
+from uncertain_rl.suites import report, store
+from uncertain_rl.suites.core import PROFILES, claims, suites
 
+ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, '-m', 'uncertain_rl', 'suite', 'run', '--agents', 'boot_dqn', '--suite', 'deep_sea',
            '--profile', 'quick', '--no-progress', '--out']
 
 
 def finished(out) -> dict:
     "key -> finished time of the records in the store (empty while there is no store yet)."
-    path = out / suite.STORE_FILE
+    path = out / store.STORE_FILE
     if not path.is_file(): return {}
     con = sqlite3.connect(path, timeout=60)
     try: return dict(con.execute('SELECT key, finished FROM records'))
@@ -30,9 +33,16 @@ def finished(out) -> dict:
     finally: con.close()
 
 
+def bsuite_series_append():
+    "bsuite 0.3.6 calls `pd.Series.append`, removed in pandas 2: put it back as what it was, for a test's duration."
+    append = getattr(pd.Series, 'append', None)
+    pd.Series.append = lambda self, other: pd.concat([self, other])
+    return lambda: setattr(pd.Series, 'append', append) if append is not None else delattr(pd.Series, 'append')
+
+
 @pytest.fixture(scope='module')
 def killed_then_resumed(tmp_path_factory):
-    "Run the quick suite, SIGKILL it once the first setting's records are stored, then run the same command again."
+    "Run the quick suite, SIGKILL it once the first call's records are stored, then run the same command again."
     out = tmp_path_factory.mktemp('suite')
     proc = subprocess.Popen([*COMMAND, str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 300
@@ -46,7 +56,7 @@ def killed_then_resumed(tmp_path_factory):
 
 def test_a_killed_suite_resumes_without_recomputing_finished_records(killed_then_resumed):
     out, before, again = killed_then_resumed
-    assert len(before) == 2, f'the kill should land after the first setting (2 seeds), found {len(before)} records'
+    assert len(before) == 2, f'the kill should land after the first call (2 seeds), found {len(before)} records'
     assert again.returncode == 0, again.stdout + again.stderr
     assert '2 records trained, 2 already stored' in again.stdout
     after = finished(out)
@@ -54,94 +64,126 @@ def test_a_killed_suite_resumes_without_recomputing_finished_records(killed_then
 
 
 def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_resumed):
-    "Per seed: bsuite's `load_one_result_set` on the CSV directory, then bsuite's Deep Sea `score`."
+    "Per seed: bsuite's `load_one_result_set` on the sweep's CSV directory, then bsuite's Deep Sea `score`."
     from bsuite.experiments.deep_sea import analysis
     from bsuite.logging.csv_load import load_one_result_set
     out, _, _ = killed_then_resumed
-    records = suite.load_records(out)
-    ours = {r['seed']: [] for r in records}
-    for r in records: ours[r['seed']].append(r['metrics']['beats_dithering'])
-    append = getattr(pd.Series, 'append', None)
-    pd.Series.append = lambda self, other: pd.concat([self, other])       # removed in pandas 2; bsuite 0.3.6 calls it
+    records = [r for r in store.load_records(out) if r['setting_index'] is not None]   # Deep Sea 8 is off the sweep
+    assert records and all(r['csv'].startswith('bsuite/') for r in records)
+    restore = bsuite_series_append()
     try:
-        for seed, beats in ours.items():
-            folder = suite.csv_dir(out, next(r for r in records if r['seed'] == seed))
-            theirs = analysis.score(load_one_result_set(str(folder)))
-            assert theirs == np.mean(beats), (seed, theirs, beats)
-    finally:
-        if append is None: del pd.Series.append
-        else: pd.Series.append = append
-    rows = suite.report(out)
-    assert rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())[0]['agent'] == 'boot_dqn'
+        for seed in {r['seed'] for r in records}:
+            mine = [r for r in records if r['seed'] == seed]
+            theirs = analysis.score(load_one_result_set(str(out / Path(mine[0]['csv']).parent)))
+            assert theirs == np.mean([r['metrics']['beats_dithering'] for r in mine]), (seed, theirs)
+    finally: restore()
+    rows = report.report(out)
+    assert rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())['rows'][0]['agent'] == 'boot_dqn'
     assert (out / 'leaderboard.png').stat().st_size > 10_000
-    claims = json.loads((out / 'claims.json').read_text())
-    assert {c['verdict'] for c in claims} == {'not measured'}                  # two seeds: no claim is tested
+    results = json.loads((out / 'claims.json').read_text())
+    assert {c['verdict'] for c in results} == {'not yet run'} and len(results) == len(claims())
     assert "The papers' claims" in (out / 'leaderboard.md').read_text()
 
 
 def test_two_processes_share_one_store_without_training_a_run_twice(tmp_path):
-    "The same command twice at once into one directory: each setting is claimed by one process, trained once."
+    "The same command twice at once into one directory: each call is leased by one process, trained once."
     procs = [subprocess.Popen([*COMMAND, str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for _ in range(2)]
     outs = [p.communicate(timeout=600)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     trained = [int(re.search(r'(\d+) records trained', o).group(1)) for o in outs]
-    assert sum(trained) == 4, outs                                             # without claims: 8
+    assert sum(trained) == 4, outs                                             # without leases: 8
     assert len(finished(tmp_path)) == 4
-    con = sqlite3.connect(tmp_path / suite.STORE_FILE)
-    assert con.execute('SELECT count(*) FROM claims').fetchone()[0] == 0        # every claim released
+    con = sqlite3.connect(tmp_path / store.STORE_FILE)
+    assert con.execute('SELECT count(*) FROM leases').fetchone()[0] == 0        # every lease released
     con.close()
 
 
 def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
-    "bsuite's four runs of a noise scale are one call with different seeds; bsuite's cartpole_noise analysis agrees."
+    "The five noise scales are one call, each run with its own scale; bsuite's cartpole_noise analysis agrees."
     from bsuite.experiments.cartpole_noise import analysis
     from bsuite.logging.csv_load import load_one_result_set
-    counts = suite.run(['dqn'], 'cartpole_noise', 'quick', tmp_path)
-    assert counts == dict(trained=8, stored=0, in_flight=0, unsupported=0)
-    records = suite.load_records(tmp_path)
-    assert len({r['metrics']['prng_seed'] for r in records}) == 8                 # no two runs share a seed
+    counts = store.run(['dqn'], 'cartpole_noise', 'quick', tmp_path)
+    assert counts == dict(trained=5, stored=0, copied=0, in_flight=0, unsupported=0)
+    records = store.load_records(tmp_path)
+    assert sorted(r['setting']['noise_scale'] for r in records) == [.1, .3, 1., 3., 10.]
     assert len({r['metrics']['raw_return'] for r in records}) > 1
-    for seed in (0, 1):
-        mine = [r for r in records if r['seed'] == seed]
-        theirs = analysis.score(load_one_result_set(str(suite.csv_dir(tmp_path, mine[0]))))
-        assert abs(theirs - suite.cartpole_summary(mine, [seed])['score']) < 1e-12, (seed, theirs)
+    theirs = analysis.score(load_one_result_set(str(tmp_path / Path(records[0]['csv']).parent)))
+    ours = suites()['cartpole_noise'].summary(records, [0])['seed_scores'][0]
+    assert abs(theirs - ours) < 1e-12, (theirs, ours)
+
+
+def fingerprint_in_a_copy(tmp_path, name: str, edits: dict) -> str:
+    "boot_dqn's code fingerprint on Deep Sea, computed in a fresh process from a copy of the package with `edits`."
+    root = tmp_path / name
+    shutil.copytree(ROOT / 'uncertain_rl', root / 'uncertain_rl')
+    for path, (old, new) in edits.items():
+        text = (root / 'uncertain_rl' / path).read_text()
+        assert text.count(old) == 1, (path, old)
+        (root / 'uncertain_rl' / path).write_text(text.replace(old, new))
+    code = ('from uncertain_rl.suites.store import run_fingerprint; from uncertain_rl.envs.deep_sea import DeepSea; '
+            "print(run_fingerprint('boot_dqn', DeepSea(10)))")
+    out = subprocess.run([sys.executable, '-c', code], cwd=root, capture_output=True, text=True, timeout=300,
+                         env={'PYTHONPATH': str(root), 'PATH': '', 'UNCERTAIN_RL_CPU_DEVICES': '1'})
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_records_stay_valid_across_commits_that_do_not_change_the_agents_code(tmp_path):
+    "A docs-only change and a change to another agent keep boot_dqn's records' key; a change to its learning does not."
+    base = fingerprint_in_a_copy(tmp_path, 'base', {})
+    docs = {'agents/ensemble_q.py': ('"The standard loss `', '"The standard TD loss, reworded: `'),
+            'loops.py': ('# %% auto #0', '# %% auto #0, a comment changed')}
+    other = {'agents/tdu.py': ('def make_tdu(', 'def _unused_helper(): return 1\n\n\ndef make_tdu(')}
+    learning = {'learning.py': ('    return td ** 2\n', '    return 1.0001 * td ** 2\n')}
+    assert fingerprint_in_a_copy(tmp_path, 'docs', docs) == base
+    assert fingerprint_in_a_copy(tmp_path, 'other', other) == base
+    assert fingerprint_in_a_copy(tmp_path, 'learning', learning) != base
 
 
 @pytest.mark.slow
 def test_bsuite_analysis_in_its_own_venv_scores_as_the_store_does(tmp_path):
     "bsuite 0.3.6's analysis with the pandas < 2 it was written for (`benchmarks/bsuite_oracle.py`, its own venv)."
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'benchmarks'))
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
     import bsuite_oracle
-    suite.run(['dqn'], ['deep_sea', 'cartpole_noise'], 'quick', tmp_path)
-    rows = bsuite_oracle.compare(tmp_path, Path(__file__).resolve().parent.parent / '.venv-bsuite')
-    assert {name for _, name, _, _ in rows} == {'deep_sea', 'cartpole_noise'} and len(rows) == 4
+    store.run(['dqn'], ['deep_sea', 'cartpole_noise'], 'quick', tmp_path)
+    rows = bsuite_oracle.compare(tmp_path, ROOT / '.venv-bsuite')
+    assert {name for _, name, _, _ in rows} == {'deep_sea', 'cartpole_noise'} and len(rows) == 3
     for folder, name, ours, theirs in rows: assert theirs is not None and abs(ours - theirs) < 1e-12, (folder, name)
 
 
-COMMITTED = Path(__file__).resolve().parent.parent / 'benchmarks' / 'results' / 'suite' / 'cpu'
+COMMITTED = ROOT / 'benchmarks' / 'results' / 'suite' / 'cpu'
 
 
-@pytest.mark.parametrize('profile', ['cpu', 'bsuite'])
-def test_the_committed_leaderboard_is_what_the_committed_store_gives(tmp_path, profile):
-    "The Results page's leaderboards and claims are regenerated from the committed stores, and agree with the files."
-    committed = COMMITTED.parent / profile
-    shutil.copytree(committed, tmp_path / profile)
-    rows = suite.report(tmp_path / profile)
-    assert json.loads(json.dumps(rows)) == json.loads((committed / 'leaderboard.json').read_text())
-    for name in ('claims.json', 'leaderboard.md'):
-        assert (tmp_path / profile / name).read_text() == (committed / name).read_text(), name
-    assert {r['profile'] for r in rows} == {profile}
-    assert all(r['seeds'] == suite.PROFILES[profile].seeds for r in rows)
+def test_the_committed_report_is_what_the_committed_store_gives(tmp_path):
+    "The Results page's tables, aggregates and claims are regenerated from the committed store, and agree with its files."
+    shutil.copytree(COMMITTED, tmp_path / 'cpu')
+    report.report(tmp_path / 'cpu')
+    for name in ('leaderboard.json', 'claims.json', 'leaderboard.md'):
+        assert (tmp_path / 'cpu' / name).read_text() == (COMMITTED / name).read_text(), name
+
+
+def test_the_committed_claims_ran_their_declared_designs():
+    "Every claim record is a declared run of its claim, with the configuration its arm gives (checked from the records)."
+    records = store.load_records(COMMITTED)
+    for name, claim in claims().items():
+        mine = [r for r in records if r['design'] == f'claim:{name}']
+        design = store.claim_design(claim)
+        declared = {(json.dumps(s, sort_keys=True), seed) for s, seed in claim.runs}
+        for arm in claim.arms:
+            configs = {json.dumps(run.setting, sort_keys=True): store.config_json(config)
+                       for runs, config in store.arm_calls(design, arm) for run in runs}
+            for r in (r for r in mine if r['arm'] == arm.label):
+                setting = json.dumps(r['setting'], sort_keys=True)
+                assert (setting, r['seed']) in declared, (name, arm.label, setting, r['seed'])
+                assert r['config'] == configs[setting] and r['budget'] == claim.budget(r['setting']), (name, arm.label)
+                assert r['stop_early'] == claim.stop_early
+    assert any(r['design'].startswith('claim:') for r in records)
 
 
 @pytest.mark.slow
 def test_bsuite_analysis_scores_the_committed_store_as_it_does():
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'benchmarks'))
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
     import bsuite_oracle
-    rows = bsuite_oracle.compare(COMMITTED, Path(__file__).resolve().parent.parent / '.venv-bsuite')
+    rows = bsuite_oracle.compare(COMMITTED, ROOT / '.venv-bsuite')
     assert rows and all(theirs is not None and abs(ours - theirs) < 1e-12 for _, _, ours, theirs in rows)
-    records = suite.load_records(COMMITTED)                  # the runs kept without logs: the H100's, whose logs stayed there
-    assert all(r['device'].startswith('gpu') for r in records if r['csv'] is None)
-    checked = {(folder, name) for folder, name, _, _ in rows}
-    assert not checked & set(bsuite_oracle.unlogged(COMMITTED))

@@ -29,7 +29,8 @@ FOUNDATIONS = {   # caption -> notebooks, in reading order; the methods' section
                      '15_envs.noise'],
 }
 APPLICATIONS = {
-    'Experiments': ['80_metrics', '81_registry', '82_rundir', '83_experiments', '84_suite', '85_results'],
+    'Experiments': ['80_metrics', '81_registry', '82_rundir', '83_experiments', '84_suites.stats', '85_suites.core',
+                    '86_suites.deep_sea', '87_suites.cartpole_noise', '88_suites.store', '89_suites.report', '97_results'],
     'The viewer and the command line': ['90_app.viewer', '91_app.cli', '92_app.main', '98_api'],
 }
 REFERENCE = ['architecture', 'agents', 'api']          # pages of docs/ (architecture, api) and derived (agents)

@@ -29,7 +29,7 @@ LAYERS = (   # (layer, module patterns under uncertain_rl), lowest first: a modu
     ('building blocks', ('ensembles', 'replay', 'learning', 'acting', 'loops', 'agents.ensemble_q', 'envs.*')),
     ('concepts', ('tdu', 'ucb', 'projections', 'propagation', 'emcts', 'biv')),
     ('agents', ('agents.*',)),
-    ('experiments', ('metrics', 'registry', 'rundir', 'experiments', 'suite')),
+    ('experiments', ('metrics', 'registry', 'rundir', 'experiments', 'suites', 'suites.*')),
     ('app', ('app.*', '__main__')),
 )
 _MODULES = ('base', 'checks', 'metrics', 'registry', 'experiments', 'loops', 'projections', 'propagation', 'emcts',

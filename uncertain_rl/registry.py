@@ -346,6 +346,9 @@ def env_facts(env: str | None, params=None, episodes: int | None = None) -> EnvF
     """What the registered environment `env` (or bsuite's twin of `bsuite:NAME/ID`) declares at `params` (None: its
     defaults); without a declared horizon, the run's `episodes` stand in. Unknown environments declare nothing."""
     name = None if env is None else preset_env(env)
+    if name not in ENVS and name is not None and name.startswith('bsuite:'):        # bsuite's own, through the bridge
+        from uncertain_rl.envs.bsuite import bsuite_facts
+        return bsuite_facts(name[len('bsuite:'):])
     if name not in ENVS: return EnvFacts(horizon=episodes)
     entry = ENVS[name]
     if params is None and entry.value_range is not None: params = entry.make(10, 42).default_params   # any size

@@ -70,8 +70,8 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     run.add_argument('--seeds', type=int, default=4, help='number of seeds, trained together')
     run.add_argument('--seed', type=int, default=0, help='the first seed (the seeds are SEED, SEED + 1, ...)')
     run.add_argument('--preset', default=None, metavar='NAME',
-                     help="a named preset of the agent (see uncertain-rl agents); 'none': not even the preset it has "
-                          "for the environment (default: that preset, if any)")
+                     help="a named preset of the agent (see uncertain-rl agents); 'none': no preset at all, the agent's "
+                          "registered default as bsuite's protocol runs it (default: the environment's presets, if any)")
     run.add_argument('--set', action='append', default=[], metavar='FIELD=VALUE',
                      help="any field of the agent's config, e.g. --set learning_rate=3e-4 (repeatable; default: none)")
     rec = t.add_argument_group('what to record')
