@@ -8,7 +8,7 @@ __all__ = ['METRICS', 'Z80', 'VERDICTS', 'finite', 'one_computation', 'mean_inte
            'missing_runs', 'check_claim', 'check_claims', 'table_markdown', 'aggregates_markdown', 'claims_markdown',
            'report', 'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling']
 
-# %% ../../nbs/89_suites.report.ipynb #1a08e39a
+# %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from . import stats
 from .core import PROFILES, Claim, claims, suites
 from .store import load_records
 
-# %% ../../nbs/89_suites.report.ipynb #542e3532
+# %% ../../nbs/89_suites.report.ipynb #80c0ec09
 def finite(x):
     "`x`, or None where it is infinite or missing (JSON has no infinity)."
     return None if x is None or not np.isfinite(x) else float(x)
@@ -69,7 +69,7 @@ def leaderboard(records: list, check_code: bool = True) -> list:
                          hardware=sorted({f"{r['device']} on {r['host']}" for r in rs})))
     return rows
 
-# %% ../../nbs/89_suites.report.ipynb #294fce6d
+# %% ../../nbs/89_suites.report.ipynb #f66213bd
 def score_matrix(rows: list, agent: str, tasks: list):
     "An agent's per-seed scores as a [seeds, tasks] matrix (None if it lacks a task or the seed counts differ)."
     by_suite = {r['suite']: r['seed_scores'] for r in rows if r['agent'] == agent}
@@ -96,7 +96,7 @@ def aggregates(rows: list, reference: str = 'boot_dqn', reps: int = 2_000) -> di
         out['agents'][a] = entry
     return out
 
-# %% ../../nbs/89_suites.report.ipynb #c7dcf024
+# %% ../../nbs/89_suites.report.ipynb #8fc08a6b
 def _solve_interactions(r):
     n, m = r['setting']['size'], r['metrics']
     return (m['solve_episode'] * n, True) if m['solved'] else (r['budget'] * n, False)
@@ -115,7 +115,7 @@ def _to_750(r):
 METRICS = dict(beats_dithering=lambda r: r['metrics']['beats_dithering'], interactions_to_solve=_solve_interactions,
                regret=_regret, episodes_to_750=_to_750)
 
-# %% ../../nbs/89_suites.report.ipynb #785e6166
+# %% ../../nbs/89_suites.report.ipynb #43af2c90
 def slope_bootstrap_p(sizes_a, times_a, events_a, sizes_b, times_b, events_b, reps: int = 4_000, seed: int = 0) -> float:
     "Two-sided bootstrap p of 'the two arms' slopes of log time against size differ' (runs resampled within sizes)."
     da = stats.slope_samples(sizes_a, times_a, events_a, reps=reps, seed=seed)[1]
@@ -123,7 +123,7 @@ def slope_bootstrap_p(sizes_a, times_a, events_a, sizes_b, times_b, events_b, re
     d = da - db
     return float(min(1., 2 * max(min(np.mean(d <= 0), np.mean(d >= 0)), 1 / reps)))
 
-# %% ../../nbs/89_suites.report.ipynb #143448c3
+# %% ../../nbs/89_suites.report.ipynb #30afd018
 Z80 = 0.8416212335729143             # the standard normal's 80th percentile
 
 
@@ -141,7 +141,7 @@ def compare(claim: Claim, method: list, rival: list) -> dict:
         test = stats.exact_cmh(a[0], a[1], b[0], b[1], alternative='two-sided')
         power = stats.smallest_detectable_odds_ratio(b[0] / np.maximum(b[1], 1), a[1], b[1], alpha / 2)
         return dict(p=test.p, effect='odds ratio', estimate=finite(test.odds_ratio), interval=list(map(finite, test.ci)),
-                    direction=np.sign(np.log(test.odds_ratio)) if test.odds_ratio > 0 else -1.,
+                    direction=float(np.sign(test.observed - test.expected)),
                     method_has=f'{a[0].sum()}/{a[1].sum()} solved', rival_has=f'{b[0].sum()}/{b[1].sum()} solved',
                     by_stratum={str(v): [a[0][i], a[1][i], b[0][i], b[1][i]] for i, v in enumerate(levels)},
                     smallest_detectable=finite(power), smallest_detectable_kind='odds ratio (80% power)')
@@ -150,20 +150,25 @@ def compare(claim: Claim, method: list, rival: list) -> dict:
     sa, sb = _strata(method, claim.strata), _strata(rival, claim.strata)
     if claim.test == 'logrank':
         test = stats.logrank(ta, ea, tb, eb, sa, sb, alternative='two-sided')
-        ratio = stats.median_ratio(ta, ea, tb, eb)
+        log_hr, se = (test.observed - test.expected) / test.variance, 1 / np.sqrt(test.variance)   # Peto's estimate
         sooner = stats.probability_of_improvement(stats.unsolved_inf(ta, ea), stats.unsolved_inf(tb, eb),
                                                   lower_is_better=True)
+        km = lambda t, e, s, v: finite(stats.km_median(t[s == v], e[s == v]))
+        medians = {str(v): [km(ta, ea, sa, v), km(tb, eb, sb, v)] for v in np.unique(sa)}
         scale = lambda r: r['budget'] * (r['setting']['size'] if claim.metric == 'interactions_to_solve' else 1)
         budgets = np.array([max(scale(r) for r in rival if r['setting'][claim.strata] == v) for v in np.unique(sb)], float)
-        speedup = stats.smallest_detectable_speedup(tb, eb, sb, budgets=budgets, alpha=alpha / 2)
-        paper = claim.effect.get('speedup')
-        return dict(p=test.p, p_method=test.method, effect='ratio of median times (method / rival)',
-                    estimate=finite(ratio.estimate), interval=[finite(ratio.lo), finite(ratio.hi)],
+        paper, informative = claim.effect.get('speedup'), bool(eb.any())     # a rival that never gets there: no model
+        speedup = stats.smallest_detectable_speedup(tb, eb, sb, budgets=budgets, alpha=alpha / 2) if informative else None
+        return dict(p=test.p, p_method=test.method, effect='hazard ratio (method / rival; > 1: sooner)',
+                    estimate=finite(np.exp(log_hr)), interval=[finite(np.exp(log_hr - 1.959963984540054 * se)),
+                                                               finite(np.exp(log_hr + 1.959963984540054 * se))],
                     direction=np.sign(test.statistic) if np.isfinite(test.statistic) else 0.,
-                    p_sooner=list(sooner), method_has=f'{ea.sum()}/{len(ea)} reached', rival_has=f'{eb.sum()}/{len(eb)} reached',
-                    smallest_detectable=finite(speedup), smallest_detectable_kind='time ratio (80% power)',
-                    power_at_paper=None if paper is None else float(stats.power_times(tb, eb, sb, paper, budgets=budgets,
-                                                                                       alpha=alpha / 2)))
+                    p_sooner=list(sooner), medians=medians, method_has=f'{ea.sum()}/{len(ea)} reached',
+                    rival_has=f'{eb.sum()}/{len(eb)} reached', smallest_detectable=finite(speedup) if informative else None,
+                    smallest_detectable_kind='time ratio (80% power)' if informative else
+                    'none: the rival never reached the event, so no speed-up of its runs is defined',
+                    power_at_paper=None if paper is None or not informative else
+                    float(stats.power_times(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2)))
     d = stats.slope_difference(sa, ta, ea, sb, tb, eb)
     se = (d.hi - d.lo) / (2 * 1.959963984540054)
     return dict(p=slope_bootstrap_p(sa, ta, ea, sb, tb, eb), effect='slope of log metric on N, method - rival',
@@ -173,7 +178,7 @@ def compare(claim: Claim, method: list, rival: list) -> dict:
                 smallest_detectable=finite((1.959963984540054 + Z80) * se),
                 smallest_detectable_kind='slope difference (80% power, normal approximation)')
 
-# %% ../../nbs/89_suites.report.ipynb #777b2ad1
+# %% ../../nbs/89_suites.report.ipynb #398f45c2
 def config_difference(a: dict, b: dict) -> dict:
     "The fields in which two stored configurations differ: {field: [a's, b's]} (a field one lacks shows None)."
     return {k: [a.get(k), b.get(k)] for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
@@ -228,7 +233,7 @@ def check_claims(records: list, declared: dict | None = None) -> list:
             r['verdict'] = VERDICTS[1] if VERDICTS[1] in v else VERDICTS[0] if v == {VERDICTS[0]} else VERDICTS[2]
     return results
 
-# %% ../../nbs/89_suites.report.ipynb #b1024dac
+# %% ../../nbs/89_suites.report.ipynb #ce392faf
 def _show(x, digits: int = 0) -> str:
     "A number for a table: '∞' for None (not reached), thousands separated."
     return '∞' if x is None else f'{x:,.{digits}f}'
@@ -325,7 +330,7 @@ def report(out) -> list:
         (plot_scaling if claim.test == 'slope' else plot_survival)(records, claim, Path(out) / 'claims' / f'{claim.name}.png')
     return rows
 
-# %% ../../nbs/89_suites.report.ipynb #e50ed393
+# %% ../../nbs/89_suites.report.ipynb #4eda1396
 def plot_leaderboard(rows: list, path=None):
     "Per suite: median episodes to solve against N (Deep Sea) or the score per noise scale (Cartpole), and the scores."
     import matplotlib

@@ -10,7 +10,7 @@ __all__ = ['COMPUTING', 'PROVENANCE', 'STORE_FILE', 'RECORD_COLUMNS', 'KEYED', '
            'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'train_call', 'runs_on', 'run_design', 'check_agents',
            'run', 'run_claims', 'merge']
 
-# %% ../../nbs/88_suites.store.ipynb #5defb0f2
+# %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import ast
 import functools
 import hashlib
@@ -30,7 +30,7 @@ import numpy as np
 
 from .core import Arm, Claim, Profile, Suite, bsuite_logged, claims, suites, PROFILES
 
-# %% ../../nbs/88_suites.store.ipynb #72ba215c
+# %% ../../nbs/88_suites.store.ipynb #c1bd144e
 def _without_docstrings(tree: ast.AST) -> ast.AST:
     "`tree` with the docstring of every module, class and function removed."
     for node in ast.walk(tree):
@@ -111,7 +111,7 @@ def code_fingerprint(*roots, package: str = 'uncertain_rl') -> str:
                     if inspect.isfunction(item) or inspect.isclass(item): queue.append(item)
     return hashlib.sha256(json.dumps(sorted(pieces.items())).encode()).hexdigest()[:16]
 
-# %% ../../nbs/88_suites.store.ipynb #5d3c95ef
+# %% ../../nbs/88_suites.store.ipynb #d7b4a3ba
 def run_fingerprint(agent: str, env) -> str:
     "The fingerprint of the code that trains agent `agent` on the environment object `env`."
     from uncertain_rl import loops, registry
@@ -139,7 +139,7 @@ def git_commit() -> str | None:
         return head.stdout.strip() if head.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired): return None
 
-# %% ../../nbs/88_suites.store.ipynb #1e51b61e
+# %% ../../nbs/88_suites.store.ipynb #5d941af2
 STORE_FILE = 'results.sqlite'
 RECORD_COLUMNS = ('key', 'design', 'arm', 'agent', 'config_hash', 'config', 'suite', 'setting_index', 'setting', 'seed',
                   'prng_seed', 'budget', 'stop_early', 'code', 'jax', 'jaxlib', 'versions', 'git_commit', 'status',
@@ -180,13 +180,15 @@ def insert_records(con: sqlite3.Connection, records: list) -> int:
 
 
 def stored(con: sqlite3.Connection, keys) -> dict:
-    "The finished records among `keys`, one row of each (under whichever design first stored it), as dicts."
+    "The finished records among `keys`: {key: {(design, arm): row as a dict}} (a run may belong to several designs)."
     keys, found = list(keys), {}
     for i in range(0, len(keys), 500):
         part = keys[i:i + 500]
         rows = con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records WHERE status = 'done' AND key IN "
                            f"({', '.join('?' * len(part))})", part)
-        for row in rows: found.setdefault(row[0], dict(zip(RECORD_COLUMNS, row)))
+        for row in rows:
+            r = dict(zip(RECORD_COLUMNS, row))
+            found.setdefault(r['key'], {})[r['design'], r['arm']] = r
     return found
 
 
@@ -204,7 +206,7 @@ def load_records(out) -> list:
                  stop_early=bool(r['stop_early']))
     return records
 
-# %% ../../nbs/88_suites.store.ipynb #8f1f5d15
+# %% ../../nbs/88_suites.store.ipynb #3d8ab400
 def lease_owner() -> str:
     "This process, as a lease names it: host and process id."
     import os
@@ -242,7 +244,7 @@ def release(con: sqlite3.Connection, keys: list) -> None:
     "Drop the leases on `keys`."
     with con: con.executemany('DELETE FROM leases WHERE key = ?', [(k,) for k in keys])
 
-# %% ../../nbs/88_suites.store.ipynb #ce11ca20
+# %% ../../nbs/88_suites.store.ipynb #590a9011
 REPLICA_STRIDE = 10_000        # bsuite's r-th repeat of a setting (cartpole_noise: four runs a scale) trains seed s + r * this
 
 
@@ -279,7 +281,7 @@ def claim_design(claim: Claim) -> Design:
     runs = tuple(Run(None, setting, seed, seed, claim.budget(setting)) for setting, seed in claim.runs)
     return Design(f'claim:{claim.name}', suites()[claim.suite], claim.arms, runs, claim.stop_early)
 
-# %% ../../nbs/88_suites.store.ipynb #06741d24
+# %% ../../nbs/88_suites.store.ipynb #86a17ef7
 def run_experiment(design: Design, arm: Arm, runs: list, devices='all'):
     "The `Experiment` of one call of `arm`: `runs` share a setting's static fields, a budget and a configuration."
     from uncertain_rl.experiments import Experiment
@@ -311,7 +313,7 @@ def arm_calls(design: Design, arm: Arm, devices='all') -> list:
         groups.setdefault(key, ([], config))[0].append(run)
     return list(groups.values())
 
-# %% ../../nbs/88_suites.store.ipynb #edd70730
+# %% ../../nbs/88_suites.store.ipynb #5e827ccd
 BSUITE_PREFIX = 'bsuite_id_-_'          # bsuite's CSV file names: bsuite_id_-_deep_sea-0.csv for deep_sea/0
 BSUITE_COLUMNS = ('total_bad_episodes', 'denoised_return', 'raw_return', 'best_episode')   # the environments' own
 
@@ -335,7 +337,7 @@ def csv_path(record: dict) -> str:
     if record['setting_index'] is not None: return f"bsuite/{folder}/{BSUITE_PREFIX}{record['suite']}-{record['setting_index']}.csv"
     return f"logs/{folder}/{record['suite']}-{digest(record['setting'], record['prng_seed'])[:10]}.csv"
 
-# %% ../../nbs/88_suites.store.ipynb #faaf6935
+# %% ../../nbs/88_suites.store.ipynb #f6e4d947
 def call_records(design: Design, arm: Arm, runs: list, config, code: str, computing: dict) -> list:
     "The records-to-be of one call: every field but the results."
     config_text = config_json(config)
@@ -392,13 +394,12 @@ def run_design(design: Design, out, devices='all', progress: bool = False) -> di
                 exp = run_experiment(design, arm, runs, devices)
                 code = run_fingerprint(arm.agent, make_environment(exp)[0])
                 records = call_records(design, arm, runs, config, code, computing)
-                found = stored(con, [r['key'] for r in records])
-                mine = {(r['design'], r['arm']) for r in found.values()} == {(design.name, arm.label)}
-                copies = [dict(found[r['key']], **{k: r[k] for k in ('design', 'arm', 'setting_index', 'seed')})
-                          for r in records if r['key'] in found and (found[r['key']]['design'], found[r['key']]['arm'])
-                          != (design.name, arm.label)]
+                found, here = stored(con, [r['key'] for r in records]), (design.name, arm.label)
+                own = lambda r: {k: r[k] for k in ('design', 'arm', 'setting_index', 'seed')}
+                copies = [dict(next(iter(found[r['key']].values())), **own(r))
+                          for r in records if r['key'] in found and here not in found[r['key']]]
                 counts['copied'] += insert_records(con, copies)
-                counts['stored'] += sum(r['key'] in found for r in records) - len(copies) * (not mine)
+                counts['stored'] += sum(r['key'] in found and here in found[r['key']] for r in records)
                 pending = [r for r in records if r['key'] not in found]
                 held = set(lease(con, [r['key'] for r in pending])) if pending else set()
                 counts['in_flight'] += len(pending) - len(held)
@@ -449,7 +450,7 @@ def run_claims(names=None, out='suite', devices='all', progress: bool = False) -
         for k, v in run_design(claim_design(known[n]), out, devices, progress).items(): total[k] = total.get(k, 0) + v
     return total
 
-# %% ../../nbs/88_suites.store.ipynb #d67866b9
+# %% ../../nbs/88_suites.store.ipynb #4abb0f11
 MISSING_LOGS = ('error', 'keep')
 
 
