@@ -89,7 +89,7 @@ class Experiment:
         "(name, entry, config, preset names) of the agent, before what it derives from the environment."
         if isinstance(self.agent, str):
             presets = [p.name for p in registry.presets_for(self.agent, self.env_name, self.preset)]
-            config = registry.agent_config(self.agent, self.env_name, self.preset, **self.overrides)
+            config = registry.preset_config(self.agent, self.env_name, self.preset, **self.overrides)
             return self.agent, registry.agent_entry(self.agent), config, presets
         entry = registry.entry_for_config(self.agent)
         return entry.name, entry, self.agent.replace(**self.overrides) if self.overrides else self.agent, []

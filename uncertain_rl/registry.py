@@ -7,8 +7,8 @@ __all__ = ['ENVS', 'CONTROL', 'BSUITE_HORIZONS', 'UNIT_REWARDS', 'UNIT_COSTS', '
            'AGENTS_PACKAGE', 'AGENTS', 'BSUITE_TWINS', 'register_env', 'module_entries', 'builtin_entries',
            'plugin_entries', 'AgentRegistry', 'register_agent', 'option_type', 'describe_option', 'describe_agent',
            'build_catalog', 'write_catalog', 'catalog', 'agent_signals', 'docs_sections', 'top_level_exports',
-           'option_table', 'agent_entry', 'env_entry', 'preset_env', 'presets_for', 'agent_config', 'env_facts',
-           'config_for_env', 'entry_for_config', 'make_agent', 'make_env', 'catalog_entry', 'runs_on']
+           'option_table', 'agent_entry', 'env_entry', 'preset_env', 'presets_for', 'preset_config', 'env_facts',
+           'config_for_env', 'agent_config', 'entry_for_config', 'make_agent', 'make_env', 'catalog_entry', 'runs_on']
 
 # %% ../nbs/81_registry.ipynb #10fe584d
 import importlib
@@ -335,8 +335,8 @@ def presets_for(name: str, env: str | None = None, preset: str | None = None) ->
     return layers
 
 
-def agent_config(name: str, env: str | None = None, preset: str | None = None, **overrides):
-    "The config of agent `name` on `env`: its defaults, then the presets that apply (`presets_for`), then `overrides`."
+def preset_config(name: str, env: str | None = None, preset: str | None = None, **overrides):
+    "Agent `name`'s layered config on `env`: its defaults, then the presets that apply (`presets_for`), then `overrides`."
     layers = {}
     for p in presets_for(name, env, preset): layers.update(p.overrides)
     return agent_entry(name).config(**{**layers, **overrides})
@@ -360,6 +360,13 @@ def config_for_env(name: str, config, facts: EnvFacts):
     "`config` of agent `name` with what it derives from the environment's `facts` (its `for_env`; most derive nothing)."
     entry = AGENTS[name] if isinstance(name, str) else name
     return config if entry.for_env is None else entry.for_env(config, facts)
+
+
+def agent_config(name: str, env: str | None = None, preset: str | None = None, **overrides):
+    """The config of agent `name` on `env`: `preset_config`, then what the agent derives from what `env` declares at
+    its default parameters (`config_for_env`). An experiment derives it from each run's own parameters instead."""
+    config = preset_config(name, env, preset, **overrides)
+    return config if env is None else config_for_env(name, config, env_facts(env))
 
 
 def entry_for_config(config) -> AgentEntry:
