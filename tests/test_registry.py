@@ -27,3 +27,23 @@ def test_every_agent_learns_the_same_in_lockstep_and_alone(name):
     np.testing.assert_array_equal(chunked.logs['total_bad_episodes'], np.asarray(logs['total_bad_episodes']))
     np.testing.assert_allclose(chunked.logs['loss'], np.asarray(logs['loss']), rtol=1e-4, atol=1e-6)
     assert np.isfinite(chunked.logs['loss']).all()
+
+
+@pytest.mark.parametrize('name', [n for n, e in AGENTS.items() if hasattr(e.config(), 'sgd_period')])
+def test_each_run_learns_on_its_own_schedule_in_a_batch(name):
+    """Batch independence: with an episode budget on Cartpole, whose episodes vary in length, the runs of a batch
+    finish (and freeze) at different steps; each run's SGD steps must still be exactly those its own step count made
+    due (the replay holds `min_replay_size` transitions and the step is a multiple of `sgd_period`). Before
+    `ensemble_q.own_schedule`, a run frozen on a due step made every other run learn at every step."""
+    env = make_env('cartpole', 0)
+    small = dict(SMALL, sgd_period=2, sgd_steps_per_update=1)
+    config = config_for_env(name, agent_config(name, 'cartpole', **small), env_facts('cartpole', env.default_params))
+    agent = make_agent(name, config, gymnax_spec(env))
+    run = train(TrainConfig(env, agent, num_steps=2_000, max_episodes=12, stop_at_max_episodes=True))
+    keys = jax.vmap(jax.random.PRNGKey)(np.arange(6))
+    state = run_chunked(run, keys, num_chunks=4, progress=False, devices=1).agent_state   # one vmap: any_run spans the batch
+    steps = np.asarray(state.env_steps)
+    assert len(set(steps.tolist())) > 1, f'the runs froze together ({steps}): the test shows nothing'
+    own = [sum(1 for t in range(1, n + 1) if min(t, config.replay_capacity) >= config.min_replay_size
+               and t % config.sgd_period == 0) * config.sgd_steps_per_update for n in steps]
+    np.testing.assert_array_equal(np.asarray(state.sgd_steps), own)

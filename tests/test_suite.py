@@ -130,15 +130,21 @@ def fingerprint_in_a_copy(tmp_path, name: str, edits: dict) -> str:
 
 
 def test_records_stay_valid_across_commits_that_do_not_change_the_agents_code(tmp_path):
-    "A docs-only change and a change to another agent keep boot_dqn's records' key; a change to its learning does not."
+    """A docs-only change, a change to another agent and a change to the driver (`run_chunked`: progress, layout,
+    checkpoints) keep boot_dqn's records' key; a change to its learning, or to the training program, does not."""
     base = fingerprint_in_a_copy(tmp_path, 'base', {})
     docs = {'agents/ensemble_q.py': ('"The standard loss `', '"The standard TD loss, reworded: `'),
             'loops.py': ('# %% auto #0', '# %% auto #0, a comment changed')}
     other = {'agents/tdu.py': ('def make_tdu(', 'def _unused_helper(): return 1\n\n\ndef make_tdu(')}
+    driver = {'loops.py': ("bar.set_postfix(episodes=int(np.min(episodes)))", "bar.set_postfix(done=int(np.min(episodes)))")}
     learning = {'learning.py': ('    return td ** 2\n', '    return 1.0001 * td ** 2\n')}
+    program = {'loops.py': ("reset = lambda x: jnp.where(done, jnp.zeros_like(x), x)",
+                            "reset = lambda x: jnp.where(done, 0 * x, x)")}
     assert fingerprint_in_a_copy(tmp_path, 'docs', docs) == base
     assert fingerprint_in_a_copy(tmp_path, 'other', other) == base
+    assert fingerprint_in_a_copy(tmp_path, 'driver', driver) == base
     assert fingerprint_in_a_copy(tmp_path, 'learning', learning) != base
+    assert fingerprint_in_a_copy(tmp_path, 'program', program) != base
 
 
 @pytest.mark.slow

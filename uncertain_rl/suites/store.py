@@ -116,7 +116,7 @@ def run_fingerprint(agent: str, env) -> str:
     "The fingerprint of the code that trains agent `agent` on the environment object `env`."
     from uncertain_rl import loops, registry
     entry = registry.agent_entry(agent)
-    return code_fingerprint(entry.make, entry.config_class, type(env), loops.train, loops.run_chunked)
+    return code_fingerprint(entry.make, entry.config_class, type(env), loops.train)
 
 
 COMPUTING = ('jax', 'jaxlib')                   # versions in the key
