@@ -8,14 +8,17 @@ __all__ = ['BSUITE_INFO_KEYS', 'EVAL_STREAM', 'COMPILATION_CACHE_ENV', 'CACHE_MI
            'TrainConfig', 'Run', 'train', 'default_cache_dir', 'use_compilation_cache', 'use_unrolled_threefry',
            'any_run', 'ChunkedResult', 'largest_divisor', 'run_chunked', 'use_cpu_cores', 'default_cpu_devices',
            'select_devices', 'RunLayout', 'run_layout', 'lay_out', 'on_devices', 'gather_runs', 'run_sharded',
-           'greedy_episode', 'greedy_returns', 'init_tracks', 'track_cells', 'greedy_path', 'cell_snapshot']
+           'Checkpoints', 'save_checkpoint', 'restore_checkpoint', 'greedy_episode', 'greedy_returns', 'init_tracks',
+           'track_cells', 'greedy_path', 'cell_snapshot']
 
 # %% ../nbs/06_loops.ipynb #d3a869f0
 import math
+import sys
 import time
 import warnings
 from typing import Any, Callable, NamedTuple
 from dataclasses import dataclass
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -311,13 +314,16 @@ def largest_divisor(n: int, at_most: int) -> int:
 
 def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, progress: bool = True,
                 on_chunk: Callable | None = None, check_finite: tuple = ('loss',),
-                batched_hparams: bool = False, devices='all', env_params=None) -> ChunkedResult:
+                batched_hparams: bool = False, devices='all', env_params=None,
+                checkpoints: 'Checkpoints | None' = None) -> ChunkedResult:
     """Run every seed in `keys` (vmapped) in chunks from Python; the result of `jax.vmap(run.run)(keys, hparams)`
     (to float32 rounding: see Bit for bit?).
     With `batched_hparams`, `hparams` has a leading axis like `keys` (a sweep: one setting per run); `env_params`, if
     given, are each run's own environment parameters, a leading axis like `keys` (see Per-run environment parameters).
     `on_chunk(logs, episodes)` is called after each chunk; if it returns True the run stops there.
-    `devices` ('all', a count or a list) are where the runs go, laid out by `run_layout` (see Many devices)."""
+    `devices` ('all', a count or a list) are where the runs go, laid out by `run_layout` (see Many devices).
+    With `checkpoints`, the loop's whole state is saved every `checkpoints.every` chunks, and a run whose directory
+    holds a checkpoint continues from it (see Checkpoints)."""
     from tqdm.auto import tqdm
     cfg = run.config
     hparams = cfg.agent.hparams if hparams is None else hparams
@@ -330,12 +336,20 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
     start = time.perf_counter()
     args = (lay_out(keys, layout), lay_out(hparams, layout, batched_hparams))
     if env_params is not None: args += (lay_out(env_params, layout),)
+    shown = progress and jax.process_index() == 0
+    if shown: print(f'compiling the training program of {len(keys)} runs ...', file=sys.stderr, flush=True)
     carry = on_devices(run.init, layout, (True, batched_hparams, True)[:len(args)])(*args)
+    plan, first = dict(runs=len(keys), slots=layout.slots, chunks=chunks, chunk_steps=chunk_steps), 0
+    if checkpoints is not None:
+        found = restore_checkpoint(checkpoints.path, carry, plan)
+        if found is not None: first, carry = found
     advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True).lower(carry).compile()
     compile_seconds = time.perf_counter() - start
+    if shown: print(f'compiled in {compile_seconds:.1f} s' + (f'; resuming after chunk {first} of {chunks}' if first else ''),
+                    file=sys.stderr, flush=True)
     start = time.perf_counter()
-    bar = tqdm(total=cfg.num_steps, unit='step', disable=not progress or jax.process_index() > 0, leave=False)
-    for _ in range(chunks):
+    bar = tqdm(total=cfg.num_steps, initial=first * chunk_steps, unit='step', disable=not shown, leave=False)
+    for chunk in range(first, chunks):
         carry = advance(carry)
         logs, episodes = gather_runs((carry.logs, carry.episode), layout)
         for name in check_finite:
@@ -346,6 +360,8 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
         bar.set_postfix(episodes=int(np.min(episodes)))
         if on_chunk is not None and on_chunk(logs, episodes): break
         if cfg.stop_at_max_episodes and episodes.min() >= cfg.max_episodes: break   # every run has its episodes
+        if checkpoints is not None and (chunk + 1) % checkpoints.every == 0 and chunk + 1 < chunks:
+            save_checkpoint(checkpoints.path, chunk + 1, carry, plan)
     bar.close()
     if cfg.stop_at_max_episodes: episodes = np.minimum(episodes, cfg.max_episodes)   # unfrozen runs played on, unlogged
     if episodes.max() > cfg.max_episodes:
@@ -466,6 +482,47 @@ def run_sharded(run: Run, keys: jax.Array, hparams=None, batched_hparams: bool =
     res = run_chunked(run, keys, hparams, num_chunks=1, progress=False, check_finite=(),
                       batched_hparams=batched_hparams, devices=devices)       # one chunk: the whole run
     return res.agent_state, res.logs
+
+# %% ../nbs/06_loops.ipynb #ckpt0002
+@dataclass(frozen=True)
+class Checkpoints:
+    "Where and how often `run_chunked` saves the loop's whole state: every `every` chunks, into directory `path`."
+    path: Any
+    every: int = 5
+
+    def __post_init__(self): check_int('every', self.every, 1)
+
+
+def _manager(path):
+    import orbax.checkpoint as ocp
+    options = ocp.CheckpointManagerOptions(max_to_keep=1, enable_async_checkpointing=False, create=True)
+    return ocp.CheckpointManager(Path(path).resolve(), options=options)
+
+
+def save_checkpoint(path, chunk: int, carry, plan: dict) -> None:
+    "Save `carry` after `chunk` chunks of `plan` into `path` (atomically; only the newest checkpoint is kept)."
+    import orbax.checkpoint as ocp
+    with _manager(path) as manager:
+        manager.save(chunk, args=ocp.args.Composite(carry=ocp.args.StandardSave(carry),
+                                                    plan=ocp.args.JsonSave(dict(plan, chunk=chunk))))
+        manager.wait_until_finished()
+
+
+def restore_checkpoint(path, carry, plan: dict):
+    """`(chunks done, carry)` from the newest checkpoint in `path`, restored onto `carry`'s structure and devices;
+    None if there is none. A `ValueError` if it belongs to another plan (runs, slots, chunks, steps per chunk)."""
+    import orbax.checkpoint as ocp
+    if not Path(path).is_dir(): return None
+    with _manager(path) as manager:
+        chunk = manager.latest_step()
+        if chunk is None: return None
+        saved = manager.restore(chunk, args=ocp.args.Composite(plan=ocp.args.JsonRestore()))['plan']
+        if {k: saved.get(k) for k in plan} != plan:
+            raise ValueError(f"checkpoint {str(path)!r} belongs to another run ({ {k: saved.get(k) for k in plan} }), "
+                             f"not this one ({plan}): delete it, or resume the run it belongs to")
+        abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, carry)
+        restored = manager.restore(chunk, args=ocp.args.Composite(carry=ocp.args.StandardRestore(abstract)))['carry']
+    return chunk, restored
 
 # %% ../nbs/06_loops.ipynb #e8a173b6
 def greedy_episode(env, agent: Agent, agent_state, key: jax.Array, max_steps: int, env_params,

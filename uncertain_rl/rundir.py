@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'SUMMARY_FILE', 'EPISODES_FILE', 'EVALUATIONS_FILE', 'SNAPSHOTS_FILE', 'CURVE_FILE', 'BSUITE_NAMES',
            'VERSIONED', 'write_atomic', 'episodes_csv', 'evaluations_csv', 'RunData', 'save_snapshots',
-           'load_snapshots', 'package_versions', 'write_summary', 'plot_learning_curves', 'StoredRun', 'load_run']
+           'load_snapshots', 'package_versions', 'write_summary', 'plot_learning_curves', 'process_alive', 'StoredRun',
+           'load_run']
 
 # %% ../nbs/82_rundir.ipynb #86ce1350
 import io
@@ -175,6 +176,17 @@ def plot_learning_curves(logs: dict, labels: list, path, title: str, evals: dict
     write_atomic(path, buffer.getvalue(), 'wb')
 
 # %% ../nbs/82_rundir.ipynb #da38f867
+def process_alive(summary: dict) -> bool:
+    "Whether the process that wrote a 'running' summary may still run: on this host, whether its pid exists; elsewhere, yes."
+    import os, socket
+    pid, host = summary.get('pid'), summary.get('host')
+    if not isinstance(pid, int) or host != socket.gethostname(): return True
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: return True
+    return True
+
+
 @dataclass
 class StoredRun:
     "A run directory read back: its summary now; its episodes, evaluations and snapshots when asked for."
@@ -182,7 +194,10 @@ class StoredRun:
     summary: dict
 
     @property
-    def status(self) -> str: return self.summary.get('status', 'complete')
+    def status(self) -> str:
+        "'complete', 'interrupted' or 'running'; a run whose process died without a word (SIGKILL, a power cut) reads as 'interrupted'."
+        status = self.summary.get('status', 'complete')
+        return 'interrupted' if status == 'running' and not process_alive(self.summary) else status
     @property
     def schema_version(self) -> int: return int(self.summary.get('schema_version', 0))
     @property
