@@ -58,3 +58,57 @@ def test_sigterm_to_the_command_keeps_what_it_trained(tmp_path):
     assert summary['status'] == 'interrupted' and 0 < min(summary['episodes']) < 20000
     assert df.groupby('seed').size().tolist() == summary['episodes']
     assert [r['episodes'] for r in summary['results']] == summary['episodes']
+
+
+def train_command(out, *extra) -> list:
+    return [sys.executable, '-m', 'uncertain_rl', 'train', '--size', '5', '--episodes', '3000', '--seeds', '2',
+            '--set', 'num_ensemble=2', '--set', 'hidden_sizes=(8,)', '--snapshots', '0', '--out', str(out),
+            '--no-progress', *extra]
+
+
+def test_kill_9_then_resume_gives_the_uninterrupted_run(tmp_path):
+    """`kill -9` (no handler runs) after a checkpoint; the summary reads back as interrupted, and
+    `uncertain-rl train --resume DIR` finishes the run with the uninterrupted run's episodes.csv and evaluations."""
+    killed, whole = tmp_path / 'killed', tmp_path / 'whole'
+    proc = subprocess.Popen(train_command(killed, '--checkpoint-every', '2'), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(1200):                                     # until the first checkpoint is complete
+            time.sleep(.1)
+            saved = [p for p in (killed / 'checkpoint').glob('*') if p.name.isdigit()] if (killed / 'checkpoint').is_dir() else []
+            if saved or proc.poll() is not None: break
+        assert proc.poll() is None, 'the run ended before a checkpoint was seen'
+        proc.kill()                                               # SIGKILL
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None: proc.kill()
+    assert json.loads((killed / 'summary.json').read_text())['status'] == 'running'   # as the dead process left it
+    assert load_run(killed).status == 'interrupted'                                    # ... read back as interrupted
+    resumed = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'train', '--resume', str(killed), '--no-progress'],
+                             capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    done = subprocess.run(train_command(whole), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    for name in ('episodes.csv', 'evaluations.csv'):
+        assert (killed / name).read_text() == (whole / name).read_text(), name
+    assert load_run(killed).status == 'complete' and not (killed / 'checkpoint').exists()
+    again = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'train', '--resume', str(killed)], capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 2 and 'holds a complete run' in again.stderr
+
+
+def test_from_a_run_directory_runs_it_again(tmp_path):
+    "`train --from DIR --out NEW` re-runs DIR's experiment exactly: the same episodes.csv."
+    first, second = tmp_path / 'first', tmp_path / 'second'
+    cmd = [sys.executable, '-m', 'uncertain_rl', 'train', '--size', '4', '--episodes', '30', '--seeds', '2',
+           '--set', 'num_ensemble=2', '--snapshots', '0', '--no-progress']
+    assert subprocess.run(cmd + ['--out', str(first)], capture_output=True, timeout=300).returncode == 0
+    again = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'train', '--from', str(first), '--out', str(second),
+                            '--no-progress'], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert (first / 'episodes.csv').read_text() == (second / 'episodes.csv').read_text()
+    spec = json.loads((first / 'summary.json').read_text())['spec']
+    (tmp_path / 'spec.json').write_text(json.dumps(spec))
+    third = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'train', '--from', str(tmp_path / 'spec.json'), '--out',
+                            str(tmp_path / 'third'), '--no-progress'], capture_output=True, text=True, timeout=300)
+    assert third.returncode == 0 and (tmp_path / 'third' / 'episodes.csv').read_text() == (first / 'episodes.csv').read_text()

@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['TYPES', 'COLUMNS', 'LEGEND', 'UsageError', 'flag', 'add_train_options', 'build_parser', 'add_suite_commands',
-           'cmd_suite', 'set_overrides', 'config_overrides', 'check_args', 'parse_devices', 'to_experiment',
-           'format_table', 'cmd_train', 'cmd_view', 'stop_process_tree', 'cmd_app', 'cmd_agents', 'main',
-           'console_main']
+           'cmd_suite', 'set_overrides', 'config_overrides', 'check_args', 'check_out', 'parse_devices',
+           'to_experiment', 'experiment_from', 'format_table', 'cmd_train', 'cmd_view', 'stop_process_tree', 'cmd_app',
+           'cmd_agents', 'main', 'console_main']
 
 # %% ../../nbs/91_app.cli.ipynb #c3e3a5f3
 import argparse
@@ -32,7 +32,9 @@ class _Parser(argparse.ArgumentParser):
 
 class _Help(argparse.HelpFormatter):
     "Help that wraps at spaces only (never inside a name) and shows each option's default."
-    def __init__(self, prog): super().__init__(prog, max_help_position=30, width=100)
+    def __init__(self, prog):                       # the terminal's width (COLUMNS), at most 100 characters
+        import shutil
+        super().__init__(prog, max_help_position=30, width=max(40, min(100, shutil.get_terminal_size((100, 24)).columns)))
 
     def _split_lines(self, text, width):
         return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
@@ -45,6 +47,12 @@ class _Help(argparse.HelpFormatter):
 
 
 def flag(name: str) -> str: return '--' + name.replace('_', '-')
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try: return version('uncertain_rl')
+    except PackageNotFoundError: return 'unknown'
 
 
 TYPES = dict(int=int, float=float, str=str, bool=lambda v: {'true': True, 'false': False}[v.lower()])
@@ -80,7 +88,15 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     rec.add_argument('--eval-episodes', type=int, default=5, metavar='N', help='greedy episodes per evaluation')
     rec.add_argument('--snapshots', type=int, default=None, metavar='N',
                      help="snapshots of every Deep Sea cell for the viewer, about this many per run (0: none; default: 50 on Deep Sea)")
-    rec.add_argument('--out', default=None, metavar='DIR', help='the run directory (default: runs/AGENT-ENV-DATE-TIME)')
+    rec.add_argument('--out', default=None, metavar='DIR',
+                     help='the run directory, new or empty (default: runs/AGENT-ENV-DATE-TIME)')
+    rec.add_argument('--checkpoint-every', type=int, default=5, metavar='CHUNKS',
+                     help="save the loop's whole state every CHUNKS of the run's 50 chunks (0: never)")
+    again = t.add_argument_group('again', 'Runs from a run directory: every other option is read from it.')
+    again.add_argument('--resume', default=None, metavar='DIR',
+                       help='continue the interrupted run in DIR from its last checkpoint')
+    again.add_argument('--from', dest='from_', default=None, metavar='DIR|SPEC.json',
+                       help="run again, into --out, the experiment a run directory ran (or a spec file's)")
     rec.add_argument('--no-progress', action='store_true', help='no progress bar')
     rec.add_argument('--devices', default=None, metavar='all|N',
                      help="lay the seeds over all of JAX's devices or the first N (default: all)")
@@ -94,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     "The argument parser of `uncertain-rl` (reads the registry's catalog: no JAX)."
     p = _Parser(prog='uncertain-rl', formatter_class=_Help,
                 description='Uncertainty-driven exploration agents in JAX: train them, and look at what they believe.')
-    sub = p.add_subparsers(dest='command', required=True, parser_class=_Parser, metavar='COMMAND')
+    p.add_argument('--version', action='version', version=f'uncertain-rl {_version()}')
+    sub = p.add_subparsers(dest='command', parser_class=_Parser, metavar='COMMAND')
     t = sub.add_parser('train', help='train an agent on several seeds at once and write a run directory',
                        formatter_class=_Help, description='Train an agent on several seeds at once (one compiled, vmapped '
                        'run), print a summary per seed and write a run directory.')
@@ -211,20 +228,30 @@ def check_args(args) -> None:
         raise UsageError(f"--preset must be one of {', '.join(['none', *presets])} for --agent {args.agent}, got {args.preset!r}")
     if args.episodes is not None and args.steps is not None: raise UsageError("give --episodes or --steps, not both")
     config_overrides(args)
+    if args.checkpoint_every < 0: raise UsageError(f"--checkpoint-every must be an integer >= 0, got {args.checkpoint_every}")
     if args.out is None:
         args.out = f"runs/{args.agent}-{args.env.replace(':', '_').replace('/', '_')}-{time.strftime('%Y%m%d-%H%M%S')}"
-    try:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=args.out): pass
-    except OSError as e:
-        raise UsageError(f"--out {args.out!r} is not writable: {e.strerror or e}")
+    check_out(args.out)
+
+
+def check_out(out: str) -> None:
+    "`--out` must be a new or empty-of-runs directory that can be created and written; nothing is created here."
+    path = Path(out)
+    if (path / 'summary.json').exists():
+        raise UsageError(f"--out {out!r} holds an earlier run; choose another directory, delete it, or continue it "
+                         f"with --resume {out}")
+    ancestor = path
+    while not ancestor.exists() and ancestor != ancestor.parent: ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out!r} is not writable: {str(ancestor)!r} is not a writable directory")
 
 
 def parse_devices(text):
     "`--devices`: 'all' (or nothing) or a count of JAX's devices (imports the library: JAX starts here)."
     devices = text or 'all'
     if devices != 'all':
-        from uncertain_rl.loops import select_devices
+        from uncertain_rl.loops import default_cpu_devices, select_devices
+        default_cpu_devices()                  # the CPU's devices as every run gets them, before JAX starts here
         try: devices = int(devices)
         except ValueError: raise UsageError(f"--devices must be 'all' or a count, got {text!r}")
         try: select_devices(devices)
@@ -240,7 +267,19 @@ def to_experiment(args):
     return Experiment(args.agent, args.env, episodes=episodes, steps=args.steps, seeds=args.seeds, first_seed=args.seed,
                       size=args.size, mapping_seed=args.mapping_seed, preset=args.preset,
                       overrides=config_overrides(args), eval_every=args.eval_every, eval_episodes=args.eval_episodes,
-                      snapshots=args.snapshots, devices=devices)
+                      snapshots=args.snapshots, devices=devices, checkpoint_every=args.checkpoint_every)
+
+
+def experiment_from(source: str):
+    "The experiment of `--from`: a run directory's, or a spec file's (`Experiment.spec()` as JSON)."
+    import json
+    from uncertain_rl.experiments import Experiment
+    path = Path(source)
+    if path.is_file() and path.name != 'summary.json':
+        try: spec = json.loads(path.read_text())
+        except (OSError, ValueError, UnicodeDecodeError) as e: raise UsageError(f"--from {source!r}: not a JSON spec ({e})") from None
+        return Experiment.from_spec(spec)
+    return Experiment.from_summary(path)
 
 # %% ../../nbs/91_app.cli.ipynb #43c6d096
 COLUMNS = {'seed': 'seed', 'episodes': 'episodes', 'mean_return_last_100': 'ret100', 'best_100_mean': 'best100',
@@ -268,9 +307,14 @@ def format_table(rows: list) -> str:
 def cmd_train(args) -> int:
     "`uncertain-rl train`: train, print the summary, write the run directory."
     from uncertain_rl.experiments import run
-    out = Path(args.out)
-    result = run(to_experiment(args), out=out, progress=not args.no_progress,
-                 command=' '.join(['uncertain-rl'] + sys.argv[1:]))
+    command = ' '.join(['uncertain-rl'] + sys.argv[1:])
+    if args.resume:
+        out = Path(args.resume)
+        result = run(resume=out, progress=not args.no_progress)
+    else:
+        experiment = experiment_from(args.from_) if args.from_ else to_experiment(args)
+        out = Path(args.out)
+        result = run(experiment, out=out, progress=not args.no_progress, command=command)
     print(format_table(result.rows))
     print(textwrap.fill(f'({LEGEND})', 100))
     done = int(result.episodes.sum())
@@ -350,12 +394,21 @@ def cmd_agents(args) -> int:
 def main(argv=None) -> int:
     "Entry point of the `uncertain-rl` console script (and of `python -m uncertain_rl`)."
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:                                  # a bare `uncertain-rl`: what it can do
+            parser.print_help()
+            return 0
         if args.command == 'view': return cmd_view(args)
         if args.command == 'app': return cmd_app(args)
         if args.command == 'agents': return cmd_agents(args)
         if args.command == 'suite': return cmd_suite(args)
-        check_args(args)
+        if args.resume and args.from_: raise UsageError("give --resume DIR or --from DIR, not both")
+        if args.resume: return cmd_train(args)
+        if args.from_: check_out(args.out) if args.out else None
+        else: check_args(args)
+        if args.out is None:
+            args.out = f"runs/again-{time.strftime('%Y%m%d-%H%M%S')}"
         return cmd_train(args)
     except (UsageError, ValueError) as e:
         print(f"uncertain-rl: error: {e}", file=sys.stderr)
@@ -367,6 +420,7 @@ def main(argv=None) -> int:
         result = getattr(e, 'result', None)
         where = f"; what was trained is in {result.out}" if result is not None and result.out else ''
         done = f" after {int(result.episodes.sum())} seed-episodes" if result is not None else ''
+        if sys.stderr.isatty(): print(file=sys.stderr)              # below the progress bar, not on its line
         print(f"uncertain-rl: interrupted{done}{where}", file=sys.stderr)
         return 128 + getattr(e, 'signum', signal.SIGINT)
 
