@@ -119,3 +119,61 @@ def test_agents_run_through_the_bridge(tmp_path, bsuite_id, make, config):
     assert int(state.env_steps) == logs['episode_length'].sum()
     csv = list(tmp_path.glob('*.csv'))
     assert csv and len(pd.read_csv(csv[0])) >= 1          # bsuite's own logger wrote its CSV
+
+
+@pytest.fixture(scope='module')
+def quick_store(tmp_path_factory):
+    "A store of dqn's quick profile (four records with their CSV logs), trained once for the tests that tamper with copies."
+    from uncertain_rl.suites import store
+    src = tmp_path_factory.mktemp('quick') / 'store'
+    store.run(['dqn'], 'deep_sea', 'quick', src, progress=False, devices=1)
+    return src
+
+
+def crafted_store(tmp_path, source, csv: str):
+    "A copy of the store `source` whose records' `csv` column is rewritten to `csv`."
+    import sqlite3
+    src = tmp_path / 'crafted'
+    shutil.copytree(source, src)
+    con = sqlite3.connect(src / 'results.sqlite')
+    with con: con.execute('UPDATE records SET csv = ?', (csv,))
+    con.close()
+    return src
+
+
+@pytest.mark.parametrize('csv', ['../../escaped.csv', '/tmp/absolute.csv', 'logs/../../../escaped.csv'])
+def test_suite_merge_refuses_a_path_outside_the_store(tmp_path, quick_store, csv):
+    "A crafted record's `csv` cannot write outside --out (nor read outside the source): one line, exit 2, nothing written."
+    src = crafted_store(tmp_path, quick_store, csv)
+    r = cli('suite', 'merge', str(tmp_path / 'dst'), str(src))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'csv' in r.stderr, r.stderr
+    assert not (tmp_path / 'escaped.csv').exists() and not (tmp_path / 'dst').exists()
+
+
+def test_suite_merge_refuses_a_symlinked_log(tmp_path, quick_store):
+    "A source whose CSV log is a symbolic link (to /etc/passwd, say) is refused: its target is never copied."
+    from uncertain_rl.suites import store
+    src = tmp_path / 'src'
+    shutil.copytree(quick_store, src)
+    log = src / store.load_records(src)[0]['csv']
+    log.unlink(); log.symlink_to('/etc/passwd')
+    r = cli('suite', 'merge', str(tmp_path / 'dst'), str(src))
+    assert r.returncode == 2 and 'symbolic link' in r.stderr, r.stderr
+    assert not (tmp_path / 'dst').exists()
+
+
+@pytest.mark.parametrize('content', [b'', b'SQLite format 3\x00' + b'\x00' * 50, b'not a database at all' * 100])
+def test_a_corrupt_store_is_named_in_one_line(tmp_path, content):
+    "A truncated or foreign results.sqlite: merge, report and run answer in one line naming the file, exit 2."
+    import sqlite3
+    bad = tmp_path / 'bad'
+    bad.mkdir()
+    (bad / 'results.sqlite').write_bytes(content)
+    if not content:                                          # an empty file is a valid empty database: a foreign table
+        con = sqlite3.connect(bad / 'results.sqlite'); con.execute('CREATE TABLE records (x)'); con.close()
+    for args in (('suite', 'merge', str(tmp_path / 'dst'), str(bad)), ('suite', 'report', str(bad)),
+                 ('suite', 'run', '--agents', 'dqn', '--out', str(bad), '--no-progress')):
+        r = cli(*args)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+        assert 'results.sqlite' in r.stderr and 'Traceback' not in r.stderr, (args, r.stderr)
+    assert not (tmp_path / 'dst').exists()

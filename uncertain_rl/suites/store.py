@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['COMPUTING', 'PROVENANCE', 'STORE_FILE', 'RECORD_COLUMNS', 'KEYED', 'REPLICA_STRIDE', 'BSUITE_PREFIX',
            'BSUITE_COLUMNS', 'MISSING_LOGS', 'code_fingerprint', 'run_fingerprint', 'versions', 'git_commit', 'digest',
-           'config_json', 'open_store', 'insert_records', 'stored', 'load_records', 'lease_owner', 'owner_alive',
-           'lease', 'release', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part',
-           'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'train_call', 'runs_on', 'run_design', 'check_agents',
-           'run', 'run_claims', 'merge']
+           'config_json', 'open_store', 'check_columns', 'insert_records', 'stored', 'load_records', 'lease_owner',
+           'owner_alive', 'lease', 'release', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment',
+           'static_part', 'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'train_call', 'runs_on', 'run_design',
+           'check_agents', 'run', 'run_claims', 'inside', 'merge']
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import ast
@@ -158,15 +158,30 @@ def config_json(config) -> str:
 
 
 def open_store(out) -> sqlite3.Connection:
-    "The results store in directory `out` (created if needed), in WAL mode."
+    "The results store in directory `out` (created if needed), in WAL mode; a `ValueError` naming a file that is not one."
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(out / STORE_FILE, timeout=120)
-    con.execute('PRAGMA journal_mode=WAL')
-    con.execute(f"CREATE TABLE IF NOT EXISTS records ({', '.join(RECORD_COLUMNS)}, PRIMARY KEY ({', '.join(KEYED)}))")
-    con.execute('CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')   # `lease`
-    con.commit()
+    try:
+        con.execute('PRAGMA journal_mode=WAL')
+        con.execute(f"CREATE TABLE IF NOT EXISTS records ({', '.join(RECORD_COLUMNS)}, PRIMARY KEY ({', '.join(KEYED)}))")
+        con.execute('CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')   # `lease`
+        check_columns(con, out / STORE_FILE)
+        con.commit()
+    except sqlite3.DatabaseError as e:
+        con.close()
+        raise ValueError(f"{str(out / STORE_FILE)!r} is not a results store ({e})") from None
+    except ValueError:
+        con.close()
+        raise
     return con
+
+
+def check_columns(con: sqlite3.Connection, path) -> None:
+    "A store's records table must have every column a record has: a `ValueError` naming the file otherwise."
+    have = {row[1] for row in con.execute('PRAGMA table_info(records)')}
+    missing = [c for c in RECORD_COLUMNS if c not in have]
+    if missing: raise ValueError(f"{str(path)!r} is not a results store of this version (no column {missing[0]!r})")
 
 
 def insert_records(con: sqlite3.Connection, records: list) -> int:
@@ -198,12 +213,15 @@ def load_records(out) -> list:
     if not path.is_file(): raise ValueError(f"out: {str(out)!r} has no {STORE_FILE}")
     con = sqlite3.connect(f'{path.resolve().as_uri()}?mode=ro', uri=True, timeout=120)
     try:
+        check_columns(con, path)
         rows = con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records ORDER BY design, arm, suite, setting, seed")
         records = [dict(zip(RECORD_COLUMNS, r)) for r in rows]
+        for r in records:
+            r.update(setting=json.loads(r['setting']), metrics=json.loads(r['metrics']),
+                     versions=json.loads(r['versions']), stop_early=bool(r['stop_early']))
+    except (sqlite3.DatabaseError, ValueError, TypeError) as e:
+        raise ValueError(f"{str(path)!r} is not a readable results store ({e})") from None
     finally: con.close()
-    for r in records:
-        r.update(setting=json.loads(r['setting']), metrics=json.loads(r['metrics']), versions=json.loads(r['versions']),
-                 stop_early=bool(r['stop_early']))
     return records
 
 # %% ../../nbs/88_suites.store.ipynb #3d8ab400
@@ -454,24 +472,44 @@ def run_claims(names=None, out='suite', devices='all', progress: bool = False) -
 MISSING_LOGS = ('error', 'keep')
 
 
+def inside(root: Path, relative) -> Path:
+    """`root / relative`, refused (a `ValueError`) unless it is a plain relative path that stays under `root` and
+    passes through no symbolic link: a record's `csv` comes from a store that may have been crafted."""
+    if not isinstance(relative, str) or not relative or Path(relative).is_absolute() or '..' in Path(relative).parts:
+        raise ValueError(f"a record's csv must be a relative path inside its store, got {relative!r}")
+    path, base = root / relative, root.resolve()
+    for part in [path, *path.parents]:
+        if part == root or part in root.parents: break
+        if part.is_symlink(): raise ValueError(f"a record's csv {relative!r} passes through a symbolic link ({str(part)!r})")
+    if not path.resolve().is_relative_to(base):
+        raise ValueError(f"a record's csv {relative!r} leaves its store {str(root)!r}")
+    return path
+
+
 def merge(out, sources, missing_logs: str = 'error') -> int:
     "Add the records (and CSV logs) of the stores in `sources` that the store in `out` lacks; returns how many."
     import shutil
     from uncertain_rl.checks import check_choice
     check_choice('missing_logs', missing_logs, MISSING_LOGS)
-    out, added = Path(out), 0
+    out, added, loaded = Path(out), 0, []
+    for source in map(Path, sources):                  # every source read and checked before anything is written
+        if not (source / STORE_FILE).is_file(): raise ValueError(f"sources: {str(source)!r} has no {STORE_FILE}")
+        records = [dict(r, setting=json.dumps(r['setting'], sort_keys=True), metrics=json.dumps(r['metrics']),
+                        versions=json.dumps(r['versions'], sort_keys=True), stop_early=int(r['stop_early']))
+                   for r in load_records(source)]
+        for r in records:
+            if r['csv'] is not None: inside(source, r['csv']), inside(out, r['csv'])
+        loaded.append((source, records))
     con = open_store(out)
     try:
-        for source in map(Path, sources):
-            if not (source / STORE_FILE).is_file(): raise ValueError(f"sources: {str(source)!r} has no {STORE_FILE}")
-            records = [dict(r, setting=json.dumps(r['setting'], sort_keys=True), metrics=json.dumps(r['metrics']),
-                            versions=json.dumps(r['versions'], sort_keys=True), stop_early=int(r['stop_early']))
-                       for r in load_records(source)]
+        for source, records in loaded:
             for r in records:
-                if r['csv'] is None or (out / r['csv']).exists(): continue
-                if (source / r['csv']).is_file():
-                    (out / r['csv']).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(source / r['csv'], out / r['csv'])
+                if r['csv'] is None: continue
+                src, dst = inside(source, r['csv']), inside(out, r['csv'])
+                if dst.exists(): continue
+                if src.is_file():
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(src, dst, follow_symlinks=False)
                 elif missing_logs == 'keep': r['csv'] = None
                 else: raise ValueError(f"sources: {str(source)!r} lacks the CSV log {r['csv']!r}; "
                                        "missing_logs='keep' stores its records without their logs")
