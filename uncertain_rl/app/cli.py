@@ -94,9 +94,9 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
                      help="save the loop's whole state every CHUNKS of the run's 50 chunks (0: never)")
     again = t.add_argument_group('again', 'Runs from a run directory: every other option is read from it.')
     again.add_argument('--resume', default=None, metavar='DIR',
-                       help='continue the interrupted run in DIR from its last checkpoint')
+                       help='continue the interrupted run in DIR from its last checkpoint (default: a new run)')
     again.add_argument('--from', dest='from_', default=None, metavar='DIR|SPEC.json',
-                       help="run again, into --out, the experiment a run directory ran (or a spec file's)")
+                       help='run again, into --out, the experiment of a run directory or a spec file (default: the options\' experiment)')
     rec.add_argument('--no-progress', action='store_true', help='no progress bar')
     rec.add_argument('--devices', default=None, metavar='all|N',
                      help="lay the seeds over all of JAX's devices or the first N (default: all)")
