@@ -38,7 +38,7 @@ def test_viewer_in_voila():
     from playwright.sync_api import sync_playwright
     from uncertain_rl.app.viewer import voila_command
     port, tmp = free_port(), tempfile.mkdtemp()
-    argv, env = voila_command(tmp, EXAMPLES, port, open_browser=False)
+    argv, env = voila_command(tmp, EXAMPLES, port, open_browser=False, token='a-test-token')
     proc = subprocess.Popen(argv + ['--show_tracebacks=True'], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     base = f'http://127.0.0.1:{port}'
@@ -48,7 +48,7 @@ def test_viewer_in_voila():
             browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
             page = browser.new_page(viewport={'width': 1400, 'height': 1200})
             problems = _watch(page, base)
-            page.goto(base, timeout=180_000)
+            page.goto(base + '/?token=a-test-token', timeout=180_000)
             images = page.locator('.widget-image')
             images.first.wait_for(timeout=180_000)
             page.wait_for_function('[...document.querySelectorAll(".widget-image")].length === 2 && '
@@ -185,8 +185,9 @@ def test_app_stops_voila_and_its_kernels_on_sigterm():
     proc = subprocess.Popen([sys.executable, '-m', 'uncertain_rl', 'app', *EXAMPLES, '--port', str(port), '--no-browser'],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
+        url = proc.stdout.readline().split(' at ')[1].split()[0]          # the address, with its token
         wait_for_port(port, seconds=60)
-        with urllib.request.urlopen(f'http://127.0.0.1:{port}/', timeout=180) as page: page.read()
+        with urllib.request.urlopen(url, timeout=180) as page: page.read()
         children = psutil.Process(proc.pid).children(recursive=True)
         names = [' '.join(c.cmdline()) for c in children]
         assert any('voila' in n for n in names) and any('ipykernel' in n for n in names), names
@@ -196,3 +197,32 @@ def test_app_stops_voila_and_its_kernels_on_sigterm():
         assert not alive, [' '.join(p.cmdline()) for p in alive]
     finally:
         if proc.poll() is None: proc.kill()
+
+
+def test_the_app_asks_for_its_token_and_refuses_other_hosts():
+    """The server the app starts answers only with its token (else the login page) and only to a loopback `Host`
+    (a DNS-rebinding page gets 403); the viewer escapes an error's text before showing it as HTML."""
+    import urllib.error
+    import urllib.request
+    need_browser('voila')
+    from uncertain_rl.app.viewer import voila_command, viewer_app
+    port, tmp = free_port(), tempfile.mkdtemp()
+    argv, env = voila_command(tmp, [], port, open_browser=False, token='t0ken')
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def get(path, host=None):
+        request = urllib.request.Request(f'http://127.0.0.1:{port}{path}', headers={'Host': host} if host else {})
+        try:
+            with urllib.request.urlopen(request, timeout=180) as r: return r.status, r.geturl()
+        except urllib.error.HTTPError as e: return e.code, ''
+    try:
+        wait_for_port(port, seconds=60)
+        status, url = get('/')
+        assert '/login' in url, (status, url)
+        assert get('/?token=t0ken')[0] == 200
+        assert get('/?token=t0ken', host=f'attacker.example:{port}')[0] == 403
+    finally:
+        proc.kill()
+    app = viewer_app(['/nonexistent/<img src=x onerror=alert(1)>'])
+    shown = app.children[2].value
+    assert '<img' not in shown and '&lt;img' in shown, shown

@@ -363,9 +363,11 @@ def cmd_app(args) -> int:
     if not 1 <= args.port <= 65535: raise UsageError(f"--port must be an integer in [1, 65535], got {args.port}")
     for run in args.runs:
         if not load_run(run).has_snapshots: raise UsageError(f"{run!r} has no snapshots.npz (train on Deep Sea to have them)")
+    import secrets
+    token = secrets.token_urlsafe(24)                  # every request carries it: no other local user or web page gets in
     with tempfile.TemporaryDirectory() as d:
-        argv, env = voila_command(d, args.runs, args.port, not args.no_browser)
-        print(f"serving the Deep Sea viewer at http://127.0.0.1:{args.port} (Ctrl-C to stop)", flush=True)
+        argv, env = voila_command(d, args.runs, args.port, not args.no_browser, token=token)
+        print(f"serving the Deep Sea viewer at http://127.0.0.1:{args.port}/?token={token} (Ctrl-C to stop)", flush=True)
         proc = subprocess.Popen(argv, env=env)
         old = signal.signal(signal.SIGTERM, _interrupt)
         try: return proc.wait()

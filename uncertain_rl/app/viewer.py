@@ -9,10 +9,12 @@ __all__ = ['LOOP_ENTRIES', 'DIRECTIONS', 'VIEWER_FILE', 'STATIC', 'APP_NOTEBOOK'
            'viewer_app', 'voila_command']
 
 # %% ../../nbs/90_app.viewer.ipynb #vz000003
+import html
 import importlib.resources
 import io
 import json
 import os
+import secrets
 import tempfile
 import time
 from pathlib import Path
@@ -330,7 +332,7 @@ def viewer_app(runs=None, run_root='runs'):
             viewer = (viewer_or_sources if isinstance(viewer_or_sources, DeepSeaViewer)
                       else DeepSeaViewer(viewer_or_sources))
         except (ValueError, OSError) as e:
-            message.value = f'<span style="color:#b00020">{e}</span>'; return
+            message.value = f'<span style="color:#b00020">{html.escape(str(e))}</span>'; return
         message.value = ''
         holder.children = (viewer.widget,)
         app.viewer = viewer
@@ -350,7 +352,7 @@ def viewer_app(runs=None, run_root='runs'):
             progress.clear_output()
             path.value = str(target)
             show(viewer)
-        except (ValueError, OSError) as e: message.value = f'<span style="color:#b00020">{e}</span>'
+        except (ValueError, OSError) as e: message.value = f'<span style="color:#b00020">{html.escape(str(e))}</span>'
         finally: train_button.disabled = False
 
     open_button.on_click(on_open); train_button.on_click(on_train)
@@ -365,14 +367,25 @@ APP_NOTEBOOK = 'deep_sea_viewer.ipynb'
 VOILA_TEMPLATE = 'uncertain_rl'      # our template's name: Voila's lab template without the CDN's Font Awesome links
 
 
-def voila_command(directory, runs=(), port: int = 8866, open_browser: bool = True, notebook=None) -> tuple:
-    "`(argv, env)` that serve the app with Voila on 127.0.0.1 with our offline template (copied into `directory`)."
+def voila_command(directory, runs=(), port: int = 8866, open_browser: bool = True, notebook=None,
+                  token: str | None = None) -> tuple:
+    """`(argv, env)` that serve the app with Voila on 127.0.0.1 with our offline template (copied into `directory`),
+    behind `token` (every request must carry it: `?token=...` once, then a cookie) and answering only requests whose
+    `Host` is a loopback address or `localhost` (DNS rebinding). The settings go into a config file in `directory`,
+    not onto the command line, where other users' `ps` would show the token."""
     import sys
     share = Path(directory) / 'share' / 'jupyter'
     template = share / 'voila' / 'templates' / VOILA_TEMPLATE
     template.mkdir(parents=True, exist_ok=True)
     for f in (STATIC / 'voila').iterdir(): (template / f.name).write_text(f.read_text(encoding='utf-8'))
-    env = dict(os.environ, JUPYTER_PATH=os.pathsep.join(p for p in (str(share), os.environ.get('JUPYTER_PATH')) if p))
+    config = Path(directory) / 'config'
+    config.mkdir(exist_ok=True)
+    settings = {'Voila': {'token': token or secrets.token_urlsafe(24),
+                          'tornado_settings': {'allow_remote_access': False, 'local_hostnames': ['localhost']}}}
+    (config / 'voila.json').write_text(json.dumps(settings))
+    os.chmod(config / 'voila.json', 0o600)
+    env = dict(os.environ, JUPYTER_PATH=os.pathsep.join(p for p in (str(share), os.environ.get('JUPYTER_PATH')) if p),
+               JUPYTER_CONFIG_PATH=os.pathsep.join(p for p in (str(config), os.environ.get('JUPYTER_CONFIG_PATH')) if p))
     if runs: env['UNCERTAIN_RL_RUNS'] = ','.join(str(Path(r).resolve()) for r in runs)
     notebook = Path(notebook) if notebook else Path(str(STATIC / APP_NOTEBOOK))
     argv = [sys.executable, '-m', 'voila', str(notebook), f'--template={VOILA_TEMPLATE}', f'--port={port}',
