@@ -226,3 +226,29 @@ def test_the_app_asks_for_its_token_and_refuses_other_hosts():
     app = viewer_app(['/nonexistent/<img src=x onerror=alert(1)>'])
     shown = app.children[2].value
     assert '<img' not in shown and '&lt;img' in shown, shown
+
+
+def test_a_corrupt_snapshots_file_is_named_in_one_line(tmp_path):
+    "A truncated snapshots.npz, or one whose metadata or shapes are wrong: `view` answers in one line (exit 2)."
+    import json as _json
+    import shutil
+    import numpy as np
+    from uncertain_rl.rundir import load_snapshots, save_snapshots
+    good = load_snapshots(EXAMPLES[0])
+    cases = {'truncated': None,
+             'meta': lambda d: d.meta.pop('action_mapping'),
+             'size': lambda d: d.meta.update(size=12),
+             'shape': lambda d: d.snapshots.update(q_mean=d.snapshots['q_mean'][:, :3])}
+    for name, damage in cases.items():
+        run = tmp_path / name
+        shutil.copytree(EXAMPLES[0], run)
+        if damage is None:
+            data = (run / 'snapshots.npz').read_bytes()
+            (run / 'snapshots.npz').write_bytes(data[:len(data) // 2])
+        else:
+            copy = load_snapshots(EXAMPLES[0]); damage(copy)
+            save_snapshots(copy, run / 'snapshots.npz')
+        r = cli('view', str(run))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (name, r.stderr)
+        assert 'snapshots.npz' in r.stderr and 'Traceback' not in r.stderr, (name, r.stderr)
+    assert good.size == 10

@@ -5,14 +5,15 @@
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'SUMMARY_FILE', 'EPISODES_FILE', 'EVALUATIONS_FILE', 'SNAPSHOTS_FILE', 'CURVE_FILE', 'BSUITE_NAMES',
            'VERSIONED', 'write_atomic', 'episodes_csv', 'evaluations_csv', 'RunData', 'save_snapshots',
-           'load_snapshots', 'package_versions', 'write_summary', 'plot_learning_curves', 'process_alive', 'StoredRun',
-           'load_run']
+           'load_snapshots', 'run_data_problem', 'package_versions', 'write_summary', 'plot_learning_curves',
+           'process_alive', 'StoredRun', 'load_run']
 
 # %% ../nbs/82_rundir.ipynb #86ce1350
 import io
 import json
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,9 +126,33 @@ def load_snapshots(source) -> RunData:
     try:
         with np.load(path, allow_pickle=False) as f:
             snapshots = {k[len('snapshot_'):]: f[k] for k in f.files if k.startswith('snapshot_')}
-            return RunData(snapshots, f['returns'], json.loads(str(f['meta'])))
-    except (OSError, ValueError, KeyError) as e:           # not an .npz, or not one of ours
-        raise ValueError(f"{str(path)!r} is not a snapshots file written by uncertain_rl ({type(e).__name__})") from None
+            data = RunData(snapshots, f['returns'], json.loads(str(f['meta'])))
+        problem = run_data_problem(data)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:   # not an .npz, truncated, not ours
+        problem = f'{type(e).__name__}'
+    if problem: raise ValueError(f"{str(path)!r} is not a snapshots file written by uncertain_rl ({problem})") from None
+    return data
+
+
+def run_data_problem(data: RunData) -> str | None:
+    "What makes `data` unreadable by the viewer (metadata's keys and types, the arrays' shapes), or None."
+    meta = data.meta
+    if not isinstance(meta, dict): return 'its metadata is not an object'
+    for key in ('size', 'seeds', 'action_mapping'):
+        if key not in meta: return f'its metadata has no {key!r}'
+    size, seeds = meta['size'], meta['seeds']
+    if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 1000: return f'size {size!r} is not a Deep Sea size'
+    if not isinstance(seeds, list) or not seeds: return 'seeds is not a non-empty list'
+    if np.shape(meta['action_mapping']) != (size, size): return f'action_mapping is not {size} x {size}'
+    if 'episode' not in data.snapshots: return "it has no 'episode' array"
+    runs, count = len(seeds), np.shape(data.snapshots['episode'])[1] if np.ndim(data.snapshots['episode']) == 2 else -1
+    for name, array in data.snapshots.items():
+        if np.ndim(array) < 2 or np.shape(array)[:2] != (runs, count):
+            return f'array {name!r} has shape {np.shape(array)}, not ({runs}, {count}, ...)'
+        if np.ndim(array) >= 3 and name not in ('greedy_path', 'last_path') and np.shape(array)[2] != size * size:
+            return f'array {name!r} has {np.shape(array)[2]} cells, not {size * size}'
+    if np.ndim(data.returns) != 2 or np.shape(data.returns)[0] != runs: return 'returns is not one row per seed'
+    return None
 
 # %% ../nbs/82_rundir.ipynb #9aaacda9
 VERSIONED = ('uncertain_rl', 'jax', 'jaxlib', 'flax', 'optax', 'mctx', 'gymnax', 'bsuite')
