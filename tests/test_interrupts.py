@@ -34,6 +34,9 @@ def test_ctrl_c_keeps_the_finished_chunks(tmp_path):
     assert stored.episodes().groupby('seed').size().tolist() == [30, 30]
     assert caught.value.result.episodes.tolist() == [30, 30] and caught.value.signum == signal.SIGINT
     assert [r['episodes'] for r in stored.summary['results']] == [30, 30]
+    from uncertain_rl.rundir import load_snapshots
+    with pytest.raises(ValueError, match='this run is interrupted; finish it with uncertain-rl train --resume'):
+        load_snapshots(tmp_path)                                  # the viewer says why, and what to do
 
 
 def test_sigterm_to_the_command_keeps_what_it_trained(tmp_path):

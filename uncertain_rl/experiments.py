@@ -6,8 +6,8 @@
 __all__ = ['NEVER', 'CHECKPOINT_DIR', 'COMPARISON_AGENTS', 'Experiment', 'check_seeds', 'check_env', 'check_grid', 'spec_value',
            'from_spec_value', 'Prepared', 'snapshot_period', 'make_environment', 'run_keys', 'batched_hparams',
            'run_episodes', 'env_config', 'prepare', 'summarise', 'RunResult', 'RunInterrupted',
-           'interrupts_as_keyboard_interrupt', 'run', 'check_fresh_out', 'resumable', 'write_results', 'split_keys',
-           'sweep', 'solved_rule', 'tree_experiment', 'deep_sea_sweep', 'compare_agents']
+           'interrupts_as_keyboard_interrupt', 'run', 'check_fresh_out', 'resumable', 'curve_title', 'write_results',
+           'split_keys', 'sweep', 'solved_rule', 'tree_experiment', 'deep_sea_sweep', 'compare_agents']
 
 # %% ../nbs/83_experiments.ipynb #311fab26
 import json
@@ -415,7 +415,7 @@ def summarise(logs: dict, labels: list, env_entry: Optional[EnvEntry] = None, ev
         run_logs = {k: np.asarray(v[i][:n]) for k, v in logs.items()}
         ret = run_logs['episode_return']
         row = {**label, 'episodes': n, 'mean_return_last_100': float(np.mean(ret[-100:])) if n else None,
-               'best_100_mean': float(best_moving_average(ret)) if n > 100 else None}
+               'best_100_mean': float(best_moving_average(ret, min_episodes=100)) if n >= 100 else None}
         if evals:
             made = np.asarray(evals['step'][i]) > 0
             greedy = np.asarray(evals['greedy_return'][i])[made]
@@ -616,6 +616,13 @@ def resumable(path, experiment, summary_extra) -> tuple:
     return saved, Path(path), {**extra, **summary_extra}
 
 
+def curve_title(result: RunResult) -> str:
+    "The learning curve's title: agent, environment, and its size where the environment has one."
+    exp = result.experiment
+    sized = exp.env_name in ('deep_sea', 'deep_sea_stochastic', 'binary_tree', 'chain')
+    return f"{result.agent} on {exp.describe()['env']}" + (f" (N = {exp.size})" if sized else '')
+
+
 def write_results(result: RunResult, out, **summary_extra) -> None:
     "Write a finished run's files into `out`: results first, the figure (optional) last."
     out = Path(out)
@@ -625,7 +632,7 @@ def write_results(result: RunResult, out, **summary_extra) -> None:
     rundir.write_summary(out, result.summary(**summary_extra))
     try:
         rundir.plot_learning_curves(result.logs, result.labels, out / rundir.CURVE_FILE,
-                                    f"{result.agent} on {result.experiment.describe()['env']}", result.evals)
+                                    curve_title(result), result.evals)
     except Exception as e:                                            # optional: the results are on disk already
         import warnings
         warnings.warn(f"the learning-curve figure was not written: {type(e).__name__}: {e}", stacklevel=2)

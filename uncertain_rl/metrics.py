@@ -69,13 +69,14 @@ def chain_solved_at(episode_return, threshold: float = 1., window: int = 100) ->
     return np.where(full.any(-1), full.argmax(-1) + 1, 0) if full.shape[-1] else np.zeros(won.shape[:-1], int)
 
 # %% ../nbs/80_metrics.ipynb #f842859d
-def best_moving_average(returns, window: int = 100) -> np.ndarray:
-    "Max over the run of the mean of `window` consecutive episode returns (last axis; NaN: not run); NaN if too few."
+def best_moving_average(returns, window: int = 100, min_episodes: int | None = None) -> np.ndarray:
+    """Max over the run of the mean of `window` consecutive episode returns (last axis; NaN: not run); NaN with fewer
+    than `min_episodes` episodes (default `window + 1`, the UCB paper's base code's `len > 100`)."""
     r = np.asarray(returns, float)
     out = np.full(r.shape[:-1], np.nan)
     for idx in np.ndindex(*r.shape[:-1]):
         x = r[idx][~np.isnan(r[idx])]
-        if len(x) > window: out[idx] = np.convolve(x, np.ones(window) / window, 'valid').max()
+        if len(x) >= (window + 1 if min_episodes is None else max(min_episodes, window)): out[idx] = np.convolve(x, np.ones(window) / window, 'valid').max()
     return out
 
 # %% ../nbs/80_metrics.ipynb #masolv02

@@ -121,6 +121,12 @@ def load_snapshots(source) -> RunData:
     path = Path(source)
     if path.is_dir(): path = path / SNAPSHOTS_FILE
     if not path.is_file():
+        summary = path.parent / SUMMARY_FILE
+        try: status = json.loads(summary.read_text()).get('status') if summary.is_file() else None
+        except (ValueError, OSError, AttributeError): status = None
+        if status in ('running', 'interrupted'):
+            raise ValueError(f"no snapshots at {str(path)!r} yet: they are written when the run ends, and this run is "
+                             f"{status}; finish it with uncertain-rl train --resume {str(path.parent)!r}")
         raise ValueError(f"no snapshots at {str(path)!r}: train on Deep Sea with snapshots on (uncertain-rl train "
                          f"--env deep_sea; they are on by default) and open its run directory")
     try:
