@@ -177,3 +177,12 @@ def test_a_corrupt_store_is_named_in_one_line(tmp_path, content):
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
         assert 'results.sqlite' in r.stderr and 'Traceback' not in r.stderr, (args, r.stderr)
     assert not (tmp_path / 'dst').exists()
+
+
+def test_a_run_too_large_for_memory_is_refused_before_anything_is_written(tmp_path):
+    "`--size 1000` (JAX out of memory after 20 s before) and `--size 1000000` (numpy's MemoryError): one line, exit 2, no --out."
+    for size, words in (('1000', 'GiB per device'), ('1000000', 'do not fit')):
+        out = tmp_path / f'run{size}'
+        r = cli('train', '--size', size, '--episodes', '10', '--out', str(out))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr
+        assert not out.exists()

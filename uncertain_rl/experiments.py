@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['NEVER', 'CHECKPOINT_DIR', 'COMPARISON_AGENTS', 'Experiment', 'check_seeds', 'check_env', 'check_grid', 'spec_value',
-           'from_spec_value', 'Prepared', 'snapshot_period', 'make_environment', 'run_keys', 'batched_hparams',
-           'run_episodes', 'env_config', 'prepare', 'summarise', 'RunResult', 'RunInterrupted',
-           'interrupts_as_keyboard_interrupt', 'run', 'check_fresh_out', 'resumable', 'curve_title', 'write_results',
-           'split_keys', 'sweep', 'solved_rule', 'tree_experiment', 'deep_sea_sweep', 'compare_agents']
+           'from_spec_value', 'Prepared', 'snapshot_period', 'make_environment', 'device_memory', 'check_memory',
+           'run_keys', 'batched_hparams', 'run_episodes', 'env_config', 'prepare', 'summarise', 'RunResult',
+           'RunInterrupted', 'interrupts_as_keyboard_interrupt', 'run', 'check_fresh_out', 'resumable', 'curve_title',
+           'write_results', 'split_keys', 'sweep', 'solved_rule', 'tree_experiment', 'deep_sea_sweep', 'compare_agents']
 
 # %% ../nbs/83_experiments.ipynb #311fab26
 import json
@@ -323,7 +323,38 @@ def snapshot_period(count: int, steps: int, episode_length: int) -> int:
 def make_environment(exp: Experiment) -> tuple:
     "(environment, its registry entry or None) of the experiment; a bsuite id stays a name (the bridge loads it)."
     if exp.env_name is None or exp.env_name.startswith('bsuite:'): return exp.env, None
-    return registry.make_env(exp.env_name, exp.size, exp.mapping_seed), registry.env_entry(exp.env_name)
+    try:
+        env = registry.make_env(exp.env_name, exp.size, exp.mapping_seed)
+        env.default_params                                         # built here: Deep Sea's N x N action map
+        return env, registry.env_entry(exp.env_name)
+    except MemoryError:
+        raise ValueError(f"size {exp.size}: {exp.env_name}'s own arrays do not fit in this machine's memory") from None
+
+
+def device_memory(device) -> int:
+    "Bytes a device can hold: an accelerator's limit as JAX reports it, else the host's physical memory."
+    try:
+        limit = (device.memory_stats() or {}).get('bytes_limit')
+        if limit: return int(limit)
+    except Exception: pass
+    return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+
+
+def check_memory(tc: TrainConfig, runs: int, devices, fraction: float = .8) -> int:
+    """Refuse (a `ValueError` with the estimate) a run whose loop state would not fit: the carry of one run (agent
+    and environment states, replay, logs, evaluations, snapshots; `jax.eval_shape` of `init`, nothing allocated)
+    times the runs each device holds, against `fraction` of the device's memory. Returns the bytes of one run."""
+    from uncertain_rl.loops import run_layout
+    shapes = jax.eval_shape(train(tc).init, jax.random.PRNGKey(0))
+    per_run = int(sum(np.prod(x.shape, dtype=np.int64) * x.dtype.itemsize for x in jax.tree.leaves(shapes)))
+    layout = run_layout(runs, devices)
+    need, have = per_run * layout.per_device, device_memory(layout.mesh.devices.flat[0])
+    if need > fraction * have:
+        raise ValueError(f"the run would need about {need / 2 ** 30:.1f} GiB per device ({layout.per_device} runs of "
+                         f"{per_run / 2 ** 30:.2f} GiB: replay, logs, evaluations and snapshots), more than "
+                         f"{fraction:.0%} of the {have / 2 ** 30:.1f} GiB a device has; use a smaller size, fewer "
+                         f"snapshots or seeds, or more devices")
+    return per_run
 
 
 def run_keys(exp: Experiment, settings: int) -> jax.Array:
@@ -397,6 +428,7 @@ def prepare(exp: Experiment) -> Prepared:
                      eval_steps=longest, snapshot_every=snapshot_period(snapshots, steps, longest),
                      stop_at_max_episodes=exp.episodes is not None and shortest != longest,
                      freeze_finished=exp.freeze_finished)
+    check_memory(tc, len(labels), exp.devices)                      # before anything is allocated or written
     per_run = (None if exp.run_env_params is None else
                jax.tree.map(lambda x: jnp.tile(jnp.asarray(x), (len(settings),) + (1,) * (jnp.ndim(x) - 1)),
                             exp.run_env_params))                          # the seeds' rows, again for each setting
