@@ -252,3 +252,17 @@ def test_a_corrupt_snapshots_file_is_named_in_one_line(tmp_path):
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (name, r.stderr)
         assert 'snapshots.npz' in r.stderr and 'Traceback' not in r.stderr, (name, r.stderr)
     assert good.size == 10
+
+
+def test_app_without_its_extra_names_the_extra(tmp_path):
+    "Without Voila (a plain install), `uncertain-rl app` says in one line which extra to install, exit 2."
+    blocker = tmp_path / 'sitecustomize.py'                   # hide voila from this interpreter, as a plain install would
+    blocker.write_text('import sys\nclass _Hide:\n    def find_spec(self, name, path=None, target=None):\n'
+                       '        return None if name.split(".")[0] != "voila" else (_ for _ in ()).throw(ModuleNotFoundError(name))\n'
+                       'sys.meta_path.insert(0, _Hide())\n')
+    import os
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get('PYTHONPATH', '')]))
+    r = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'app', '--no-browser'], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "pip install 'uncertain_rl[app]'" in r.stderr and 'voila' in r.stderr, r.stderr

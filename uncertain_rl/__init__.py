@@ -6,7 +6,7 @@
 __all__ = ['LAYERS']
 
 # %% ../nbs/98_api.ipynb #338ac96d
-__version__ = "0.0.1"
+__version__ = "0.1.0"
 
 import importlib
 import importlib.resources
