@@ -123,3 +123,24 @@ def test_default_cpu_layout():
     bad = subprocess.run([sys.executable, '-c', DEFAULT_LAYOUT, 'run'], capture_output=True, text=True, timeout=600,
                          env=dict(os.environ, UNCERTAIN_RL_CPU_DEVICES='many', JAX_PLATFORMS='cpu'))
     assert bad.returncode != 0 and "UNCERTAIN_RL_CPU_DEVICES must be 'cores' or a count" in bad.stderr
+
+
+SUITE_UNDER_DISTRIBUTED = """
+import sys, jax
+jax.distributed.initialize(f'127.0.0.1:{sys.argv[3]}', num_processes=2, process_id=int(sys.argv[2]))
+from uncertain_rl.suites import store
+try: store.run(['dqn'], 'deep_sea', 'quick', sys.argv[1])
+except ValueError as e: print('refused:', e); sys.exit(0)
+print('ran'); sys.exit(1)
+"""
+
+
+def test_the_suite_refuses_jax_distributed_in_one_line(tmp_path):
+    "Under `jax.distributed` (two processes) the suite refuses at once, naming --shard, instead of deadlocking."
+    port = free_port()
+    procs = [subprocess.Popen([sys.executable, '-c', SUITE_UNDER_DISTRIBUTED, str(tmp_path / 'store'), str(i), str(port)],
+                              env=forced(1), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (o, e) in zip(procs, outs):
+        assert p.returncode == 0 and 'refused:' in o and '--shard K/N' in o, (o, e[-2000:])
+    assert not (tmp_path / 'store' / 'results.sqlite').exists()

@@ -193,3 +193,29 @@ def test_bsuite_analysis_scores_the_committed_store_as_it_does():
     import bsuite_oracle
     rows = bsuite_oracle.compare(COMMITTED, ROOT / '.venv-bsuite')
     assert rows and all(theirs is not None and abs(ours - theirs) < 1e-12 for _, _, ours, theirs in rows)
+
+
+def without_timings(x):
+    "A report's JSON without what depends on the machine's load: seconds and hardware."
+    if isinstance(x, dict): return {k: without_timings(v) for k, v in x.items() if 'seconds' not in k and k != 'hardware'}
+    if isinstance(x, list): return [without_timings(v) for v in x]
+    return x
+
+
+def test_suite_submit_on_submitits_local_executor_gives_the_unsharded_store(tmp_path, killed_then_resumed):
+    """`suite submit run --shards 2 --executor local`: two submitit jobs, each `--shard k/2` into its own store,
+    merged into --out: the same records (keys and metrics) and the same report as the one-process run of the
+    fixture (which was itself killed and resumed)."""
+    whole = killed_then_resumed[0]
+    parts = tmp_path / 'parts'
+    r = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'suite', 'submit', 'run', '--agents', 'boot_dqn',
+                        '--suite', 'deep_sea', '--profile', 'quick', '--shards', '2', '--executor', 'local',
+                        '--timeout-min', '20', '--out', str(parts)], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '(local)' in r.stdout and '4 merged' in r.stdout, r.stdout
+    by_key = lambda d: {rec['key']: rec['metrics'] for rec in store.load_records(d)}
+    assert by_key(parts) == by_key(whole)
+    assert sorted(p.name for p in (parts / 'shards').iterdir()) == ['1-of-2', '2-of-2']
+    report.report(parts); report.report(whole)
+    assert (without_timings(json.loads((parts / 'leaderboard.json').read_text()))
+            == without_timings(json.loads((whole / 'leaderboard.json').read_text())))

@@ -102,7 +102,7 @@ class Experiment:
                              f"steps={self.steps!r}")
         if self.episodes is not None: check_int('episodes', self.episodes, 1)
         if self.steps is not None: check_int('steps', self.steps, 1)
-        check_seeds(self.seeds)
+        check_seeds(self.seeds, distinct=self.run_env_params is None)
         for name, low in (('first_seed', 0), ('size', 1), ('mapping_seed', 0), ('eval_episodes', 1), ('num_chunks', 1),
                           ('checkpoint_every', 0)):
             check_int(name, getattr(self, name), low)
@@ -193,13 +193,14 @@ class Experiment:
         return cls.from_spec(stored.summary['spec'])
 
 # %% ../nbs/83_experiments.ipynb #expspec01
-def check_seeds(seeds) -> None:
-    "`seeds`: a count >= 1 or a non-empty list of distinct integers >= 0."
+def check_seeds(seeds, distinct: bool = True) -> None:
+    """`seeds`: a count >= 1 or a non-empty list of integers >= 0, distinct unless the runs differ otherwise
+    (`distinct=False`: each run has its own environment parameters, as the suite's calls over several maps do)."""
     if isinstance(seeds, (list, tuple)):
         if not seeds: raise ValueError("seeds must be a count >= 1 or a non-empty list, got []")
         for s in seeds: check_int('seeds', s, 0)
         repeated = sorted({s for s in seeds if list(seeds).count(s) > 1})
-        if repeated: raise ValueError(f"seeds must be distinct (a repeated seed trains the same run twice), got {repeated[0]} twice")
+        if repeated and distinct: raise ValueError(f"seeds must be distinct (a repeated seed trains the same run twice), got {repeated[0]} twice")
     else: check_int('seeds', seeds, 1)
 
 
@@ -581,10 +582,11 @@ def _run_bsuite(prep: Prepared, progress: _Progress, show: bool) -> RunResult:
 
 
 def run(experiment: Optional[Experiment] = None, out=None, progress: bool = False, resume=None,
-        **summary_extra) -> RunResult:
+        checkpoints: Optional[Checkpoints] = None, **summary_extra) -> RunResult:
     """Train `experiment`; with `out`, write its run directory (see above), which must not hold another run.
     `resume=DIR` continues the interrupted run in DIR from its last checkpoint (its experiment read from its
-    summary). `summary_extra` (e.g. `command=...`) goes into `summary.json`. Raises `RunInterrupted` (a
+    summary). `checkpoints` saves (and resumes from) the loop's state elsewhere than a run directory (the suite's
+    calls). `summary_extra` (e.g. `command=...`) goes into `summary.json`. Raises `RunInterrupted` (a
     `KeyboardInterrupt`) with the partial result."""
     if resume is not None:
         experiment, out, summary_extra = resumable(resume, experiment, summary_extra)
@@ -593,7 +595,6 @@ def run(experiment: Optional[Experiment] = None, out=None, progress: bool = Fals
     prep = prepare(experiment)                                         # every check before anything is written
     if resume is not None and isinstance(prep.env, str):
         raise ValueError(f"resume: a bsuite run (through the bridge) has no checkpoints; run it again")
-    checkpoints = None
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
@@ -601,7 +602,8 @@ def run(experiment: Optional[Experiment] = None, out=None, progress: bool = Fals
         rundir.write_summary(out, dict(status='running', **summary_extra, experiment=experiment.describe(), spec=spec,
                                        **({'spec_error': why} if why else {}), agent=prep.agent, presets=prep.presets,
                                        agent_config=asdict(prep.config), host=socket.gethostname(), pid=os.getpid()))
-        if experiment.checkpoint_every: checkpoints = Checkpoints(out / CHECKPOINT_DIR, experiment.checkpoint_every)
+        if experiment.checkpoint_every and checkpoints is None:
+            checkpoints = Checkpoints(out / CHECKPOINT_DIR, experiment.checkpoint_every)
     done = _Progress(prep, out)
     try:
         with interrupts_as_keyboard_interrupt():

@@ -4,13 +4,15 @@
 
 # %% auto #0
 __all__ = ['TYPES', 'COLUMNS', 'MEANINGS', 'APP_PACKAGES', 'UsageError', 'flag', 'add_train_options', 'build_parser',
-           'add_suite_commands', 'cmd_suite', 'set_overrides', 'config_overrides', 'check_args', 'check_out',
-           'parse_devices', 'to_experiment', 'experiment_from', 'legend', 'format_table', 'cmd_train', 'cmd_view',
-           'stop_process_tree', 'missing_app_packages', 'cmd_app', 'cmd_agents', 'main', 'console_main']
+           'add_suite_commands', 'cmd_suite', 'count_line', 'cmd_submit', 'set_overrides', 'config_overrides',
+           'check_args', 'check_out', 'parse_devices', 'to_experiment', 'experiment_from', 'legend', 'format_table',
+           'cmd_train', 'cmd_view', 'stop_process_tree', 'missing_app_packages', 'cmd_app', 'cmd_agents', 'main',
+           'console_main']
 
 # %% ../../nbs/91_app.cli.ipynb #c3e3a5f3
 import argparse
 import ast
+import importlib.util
 import os
 import signal
 import sys
@@ -145,7 +147,25 @@ def add_suite_commands(sub) -> None:
     c = ss.add_parser('claims', help="the papers' claims, each the design declared with it (see uncertain_rl.suites); "
                                      "trains what --out does not hold yet", formatter_class=_Help)
     c.add_argument('--claims', default=None, help='declared claims, comma-separated (default: all of them)')
+    b = ss.add_parser('submit', help="run or claims as N cluster jobs through submitit (SLURM job arrays, or local "
+                                     "processes), each part into its own store, merged into --out at the end",
+                      formatter_class=_Help)
+    b.add_argument('what', choices=('run', 'claims'), help='the suite command the jobs share')
+    b.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
+    b.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
+    b.add_argument('--profile', default='quick', help='with run: the profile')
+    b.add_argument('--claims', default=None, help='with claims: declared claims, comma-separated (default: all of them)')
+    b.add_argument('--shards', type=int, default=2, help='how many jobs share the plan of calls')
+    b.add_argument('--executor', default='slurm', choices=('slurm', 'local'),
+                   help="submitit's executor: SLURM, or local processes")
+    b.add_argument('--timeout-min', type=int, default=24 * 60, help="each job's time limit in minutes")
+    b.add_argument('--partition', default=None, help='the SLURM partition (default: the cluster\'s)')
+    b.add_argument('--gpus-per-node', type=int, default=0, help='GPUs per job')
+    b.add_argument('--no-wait', action='store_true', help='submit and return; merge later with suite merge')
     for x in (r, c):
+        x.add_argument('--shard', default=None, metavar='K/N',
+                       help='only part K of N of the plan of calls (default: all of it; merge the parts\' stores after)')
+    for x in (r, c, b):
         x.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the CSV logs')
         x.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
         x.add_argument('--no-progress', action='store_true', help='no progress bars')
@@ -173,15 +193,47 @@ def cmd_suite(args) -> int:
         report.report(args.out)
         print((Path(args.out) / 'leaderboard.md').read_text(), end='')
         return 0
+    if args.suite_command == 'submit': return cmd_submit(args)
+    shard = store.Shard.parse(args.shard) if args.shard else None
     if args.suite_command == 'claims':
         names = None if args.claims is None else args.claims.split(',')
-        counts = store.run_claims(names, args.out, parse_devices(args.devices), progress=not args.no_progress)
+        counts = store.run_claims(names, args.out, parse_devices(args.devices), progress=not args.no_progress,
+                                  shard=shard)
     else:
         counts = store.run(args.agents.split(','), args.suite.split(','), args.profile, args.out,
-                           parse_devices(args.devices), progress=not args.no_progress)
-    print(f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['copied']} copied from "
-          f"another design, {counts['in_flight']} left to another process that holds them, {counts['unsupported']} "
-          f"arms not supported on their suite; store: {Path(args.out) / store.STORE_FILE}")
+                           parse_devices(args.devices), progress=not args.no_progress, shard=shard)
+    print(count_line(counts, Path(args.out) / store.STORE_FILE))
+    return 0
+
+
+def count_line(counts: dict, path) -> str:
+    "The one-line account of a suite command."
+    others = f", {counts['other_shards']} calls left to other shards" if counts.get('other_shards') else ''
+    return (f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['copied']} copied from "
+            f"another design, {counts['in_flight']} left to another process that holds them, {counts['unsupported']} "
+            f"arms not supported on their suite{others}; store: {path}")
+
+
+def cmd_submit(args) -> int:
+    "`uncertain-rl suite submit run|claims ...`: the parts as submitit jobs; with waiting, merged into --out."
+    from uncertain_rl.suites import store
+    if importlib.util.find_spec('submitit') is None:
+        raise UsageError("suite submit needs submitit, which the cluster extra installs: pip install 'uncertain_rl[cluster]'")
+    if args.shards < 1: raise UsageError(f"--shards must be an integer >= 1, got {args.shards}")
+    devices = parse_devices(args.devices)
+    if args.what == 'run':
+        if not args.agents: raise UsageError('suite submit run needs --agents')
+        kwargs = dict(agents=store.check_agents(args.agents.split(',')), suites_=args.suite.split(','),
+                      profile=args.profile, out=args.out, devices=devices)
+    else:
+        kwargs = dict(names=None if args.claims is None else args.claims.split(','), out=args.out, devices=devices)
+    parameters = dict(timeout_min=args.timeout_min, gpus_per_node=args.gpus_per_node)
+    if args.partition: parameters['slurm_partition'] = args.partition
+    done = store.submit(args.what, kwargs, args.shards, args.executor, wait=not args.no_wait, **parameters)
+    print(f"jobs {', '.join(done['jobs'])} ({args.executor}); logs in {Path(args.out) / 'submitit'}")
+    if args.no_wait:
+        print(f"when they end: uncertain-rl suite merge {args.out} {Path(args.out) / 'shards'}/*-of-{args.shards}")
+    else: print(count_line(done, Path(args.out) / store.STORE_FILE) + f" ({done['merged']} merged)")
     return 0
 
 # %% ../../nbs/91_app.cli.ipynb #51220f94
