@@ -31,6 +31,7 @@ benchmark_requirements = shlex.split(cfg.get('benchmark_requirements') or '')
 docs_requirements = shlex.split(cfg.get('docs_requirements') or '')   # tools/docs.py; dev includes them
 app_requirements = shlex.split(cfg.get('app_requirements') or '')     # uncertain-rl app; dev includes them
 cluster_requirements = shlex.split(cfg.get('cluster_requirements') or '')   # uncertain-rl suite submit; dev too
+tracker_requirements = {k: shlex.split(cfg.get(f'{k}_requirements') or '') for k in ('tensorboard', 'wandb')}
 
 package_data = dict()
 pkg_data = cfg.get('package_data', None)
@@ -50,9 +51,10 @@ setuptools.setup(
     packages=setuptools.find_packages(include=[cfg['lib_name'], cfg['lib_name'] + '.*']),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements + docs_requirements + app_requirements + cluster_requirements,
+    extras_require={'dev': dev_requirements + docs_requirements + app_requirements + cluster_requirements
+                           + tracker_requirements['tensorboard'],
                     'docs': docs_requirements, 'app': app_requirements, 'cluster': cluster_requirements,
-                    'benchmark': benchmark_requirements},
+                    'benchmark': benchmark_requirements, **tracker_requirements},
     dependency_links=cfg.get('dep_links', '').split(),
     python_requires='>=' + cfg['min_python'],
     long_description=open('README.md', encoding='utf-8').read(),

@@ -100,6 +100,8 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     again.add_argument('--from', dest='from_', default=None, metavar='DIR|SPEC.json',
                        help='run again, into --out, the experiment of a run directory or a spec file (default: the options\' experiment)')
     rec.add_argument('--no-progress', action='store_true', help='no progress bar')
+    rec.add_argument('--log', default='none', choices=('none', 'tensorboard', 'wandb'),
+                     help="also write each run's episodes to TensorBoard (DIR/tensorboard) or W&B as they come")
     rec.add_argument('--devices', default=None, metavar='all|N',
                      help="lay the seeds over all of JAX's devices or the first N (default: all)")
     agent = t.add_argument_group('agent options', 'Each applies to the agents named in its help; its default is each agent\'s.')
@@ -319,7 +321,8 @@ def to_experiment(args):
     return Experiment(args.agent, args.env, episodes=episodes, steps=args.steps, seeds=args.seeds, first_seed=args.seed,
                       size=args.size, mapping_seed=args.mapping_seed, preset=args.preset,
                       overrides=config_overrides(args), eval_every=args.eval_every, eval_episodes=args.eval_episodes,
-                      snapshots=args.snapshots, devices=devices, checkpoint_every=args.checkpoint_every)
+                      snapshots=args.snapshots, devices=devices, checkpoint_every=args.checkpoint_every,
+                      log=args.log)
 
 
 def experiment_from(source: str):
