@@ -186,3 +186,17 @@ def test_a_run_too_large_for_memory_is_refused_before_anything_is_written(tmp_pa
         r = cli('train', '--size', size, '--episodes', '10', '--out', str(out))
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr
         assert not out.exists()
+
+
+def test_devices_and_ids_are_checked_before_the_run_directory_exists(tmp_path):
+    """`--devices 2` works on a machine with two cores (the CPU devices are set before they are counted), and a bad
+    device count, bsuite id or grid leaves no run directory behind (no summary stuck at 'running')."""
+    if (os.cpu_count() or 1) >= 2:
+        r = cli('train', '--devices', '2', '--size', '4', '--episodes', '4', '--seeds', '2', '--snapshots', '0',
+                '--no-progress', '--out', str(tmp_path / 'two'))
+        assert r.returncode == 0, r.stderr
+        assert json.loads((tmp_path / 'two' / 'summary.json').read_text())['layout']['devices'] == 2
+    for args, words in ((['--devices', '99'], '--devices'), (['--env', 'bsuite:nope/0'], 'bsuite id')):
+        out = tmp_path / 'never'
+        r = cli('train', *args, '--episodes', '2', '--out', str(out))
+        assert r.returncode == 2 and words in r.stderr and not out.exists(), r.stderr
