@@ -266,3 +266,24 @@ def test_app_without_its_extra_names_the_extra(tmp_path):
                        env=env, timeout=120)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "pip install 'uncertain_rl[app]'" in r.stderr and 'voila' in r.stderr, r.stderr
+
+
+def test_the_summary_table_fits_its_card_with_a_legend(tmp_path):
+    "The offline page's summary uses the command line's short column names and legend, so it fits its card at 1280 px."
+    need_browser()
+    import shutil
+    from playwright.sync_api import sync_playwright
+    from uncertain_rl.app.viewer import write_viewer_html
+    shutil.copytree(EXAMPLES[1], tmp_path / 'run')
+    path = write_viewer_html(tmp_path / 'run', None)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
+        page = browser.new_page(viewport={'width': 1280, 'height': 900})
+        page.goto(f'file://{path}')
+        page.wait_for_selector('#summary table')
+        card, table = page.evaluate('[document.getElementById("summary-card"), document.querySelector("#summary table")]'
+                                    '.map(e => e.getBoundingClientRect().right)')
+        legend = page.inner_text('#summary .legend')
+        browser.close()
+    assert table <= card, (table, card)
+    assert legend.startswith('ret100: mean training return') and 'exploit100: TDU' in legend

@@ -269,9 +269,11 @@ def viewer_data(run: RunData, summary: dict | None = None) -> dict:
                 paths={k: run.snapshots[f'{k}_path'].tolist() for k in ('greedy', 'last')},
                 returns=_rounded(run.returns))
     if summary:
+        from uncertain_rl.app.cli import COLUMNS, legend             # the command line's short names and legend
         rows = summary.get('results', [])
         columns = list(dict.fromkeys(k for r in rows for k in r))
-        data.update(summary=dict(columns=columns, rows=[[_round_cell(r.get(k)) for k in columns] for r in rows]),
+        data.update(summary=dict(columns=[COLUMNS.get(k, k) for k in columns], legend=legend(rows),
+                                 rows=[[_round_cell(r.get(k)) for k in columns] for r in rows]),
                     notes=summary.get('command', ''))
     return data
 

@@ -332,6 +332,9 @@
     for (const c of sm.columns) { const th = document.createElement("th"); th.textContent = c; hr.appendChild(th); }
     for (const row of sm.rows || []) { const tr = tb.insertRow(); for (const v of row) tr.insertCell().textContent = fmt(v); }
     $("summary").appendChild(t);
+    if (sm.legend) {                                  // the columns in words, as under the command line's table
+      const p = document.createElement("p"); p.className = "legend"; p.textContent = sm.legend; $("summary").appendChild(p);
+    }
   }
   // ----- state changes -----
   function updateReadout() {
