@@ -22,3 +22,4 @@ html_extra_path = ["_extra"]                # viewer_preview.html, the offline D
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
 autodoc_typehints = "description"
 exclude_patterns = ["_build"]
+napoleon_use_ivar = True   # a dataclass's "Attributes:" as fields of the class, not entries beside its own members
