@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['METRICS', 'Z80', 'VERDICTS', 'finite', 'one_computation', 'mean_interval', 'current_code', 'leaderboard',
            'score_matrix', 'aggregates', 'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs',
-           'missing_runs', 'check_claim', 'check_claims', 'table_markdown', 'aggregates_markdown', 'claims_markdown',
-           'report', 'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling']
+           'missing_runs', 'stale_arms', 'check_claim', 'check_claims', 'table_markdown', 'aggregates_markdown',
+           'claims_markdown', 'report', 'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling']
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
@@ -197,8 +197,16 @@ def missing_runs(claim: Claim, by_arm: dict) -> int:
     return sum(len(want - have(by_arm.get(a.label, []))) for a in claim.arms)
 
 
-def check_claim(records: list, claim: Claim) -> dict:
-    "A claim's design, each comparison's test, effect and power (verdicts come with Holm's correction, `check_claims`)."
+def stale_arms(claim: Claim, by_arm: dict) -> list:
+    "The arms whose records this checkout's code would no longer compute (their fingerprint differs): rerun them."
+    return [label for label, rs in by_arm.items()
+            if rs and rs[0].get('agent') and rs[0].get('code')
+            and current_code(rs[0]['agent'], claim.suite, rs[0]['setting']) != rs[0]['code']]
+
+
+def check_claim(records: list, claim: Claim, check_code: bool = True) -> dict:
+    """A claim's design, each comparison's test, effect and power (verdicts come with Holm's correction, `check_claims`),
+    and (`check_code`) which arms were computed by code this checkout has changed since."""
     by_arm = claim_runs(records, claim)
     out = dict(claim=claim.name, title=claim.title, paper=claim.paper, suite=claim.suite, metric=claim.metric,
                test=claim.test, strata=claim.strata, alpha=claim.alpha, runs=len(claim.runs),
@@ -206,6 +214,7 @@ def check_claim(records: list, claim: Claim) -> dict:
                arms=[dict(label=a.label, agent=a.agent, overrides=dict(a.overrides)) for a in claim.arms],
                effect=dict(claim.effect), notes=claim.notes, missing=missing_runs(claim, by_arm), comparisons=[])
     if out['missing']: return dict(out, verdict='not yet run')
+    out['stale'] = stale_arms(claim, by_arm) if check_code else []
     configs = {label: json.loads(rs[0]['config']) for label, rs in by_arm.items()}
     for rival in claim.rivals:
         c = compare(claim, by_arm[claim.method.label], by_arm[rival.label])
@@ -217,9 +226,9 @@ def check_claim(records: list, claim: Claim) -> dict:
 VERDICTS = ('reproduced', 'contradicted', 'not shown at this budget')
 
 
-def check_claims(records: list, declared: dict | None = None) -> list:
+def check_claims(records: list, declared: dict | None = None, check_code: bool = True) -> list:
     "Every claim (`declared`, default: all) checked, its comparisons' p adjusted by Holm over all of them, and verdicts."
-    results = [check_claim(records, c) for c in (claims() if declared is None else declared).values()]
+    results = [check_claim(records, c, check_code) for c in (claims() if declared is None else declared).values()]
     comparisons = [c for r in results for c in r['comparisons']]
     for c, adjusted in zip(comparisons, stats.holm([c['p'] for c in comparisons])):
         c['p_holm'] = float(adjusted)
@@ -300,6 +309,10 @@ def claims_markdown(results: list) -> str:
         if r['verdict'] == 'not yet run':
             lines += ['', f"{r['missing']} of {r['runs'] * len(r['arms'])} declared runs are not in the store yet.", '']
             continue
+        if r.get('stale'):
+            lines += ['', f"Stale: the runs of {', '.join(r['stale'])} were computed by code this checkout has changed "
+                          f"since (their fingerprint differs); the verdict is theirs, not yet this code's (rerun: "
+                          f"`uncertain-rl suite claims --claims {r['claim']}`)."]
         lines += ['', '| method vs rival | method | rival | effect [95%] | smallest detectable | p | Holm p | verdict | '
                       'configurations differ in |', '|---|---|---|---|---|---:|---:|---|---|']
         for c in r['comparisons']:
