@@ -104,7 +104,7 @@ def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
     from bsuite.experiments.cartpole_noise import analysis
     from bsuite.logging.csv_load import load_one_result_set
     counts = store.run(['dqn'], 'cartpole_noise', 'quick', tmp_path)
-    assert counts == dict(trained=5, stored=0, copied=0, in_flight=0, unsupported=0)
+    assert counts == dict(trained=5, stored=0, copied=0, in_flight=0, unsupported=0, other_shards=0)
     records = store.load_records(tmp_path)
     assert sorted(r['setting']['noise_scale'] for r in records) == [.1, .3, 1., 3., 10.]
     assert len({r['metrics']['raw_return'] for r in records}) > 1

@@ -453,7 +453,7 @@ def prepare(exp: Experiment) -> Prepared:
                     batched_hparams(agent.hparams, settings, len(seeds)), tc, per_run)
 
 # %% ../nbs/83_experiments.ipynb #exp00009
-NEVER = ('solved_at', 'first_treasure')   # episode numbers where 0 means "never": reported as None
+NEVER = rundir.NEVER                      # episode numbers where 0 means "never": reported as None
 
 
 def summarise(logs: dict, labels: list, env_entry: Optional[EnvEntry] = None, evals: Optional[dict] = None) -> list:
@@ -616,9 +616,9 @@ class _Progress:
         self.callbacks = [c for c in callbacks if c is not None]
 
     def chunk(self, logs: dict, episodes) -> bool:
-        self.logs, self.episodes = logs, np.asarray(episodes)
-        if self.out is not None:
+        if self.out is not None:          # the file first: an interrupt while writing leaves both at the last chunk
             rundir.write_atomic(self.out / rundir.EPISODES_FILE, rundir.episodes_csv(logs, self.prep.labels, episodes))
+        self.logs, self.episodes = logs, np.asarray(episodes)
         for callback in self.callbacks: callback(logs, self.episodes)      # trackers, the experiment's on_chunk
         stop = self.prep.experiment.stop_when
         if stop == 'solved':

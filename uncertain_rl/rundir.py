@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'SUMMARY_FILE', 'EPISODES_FILE', 'EVALUATIONS_FILE', 'SNAPSHOTS_FILE', 'CURVE_FILE', 'BSUITE_NAMES',
-           'VERSIONED', 'write_atomic', 'episodes_csv', 'evaluations_csv', 'RunData', 'save_snapshots',
-           'load_snapshots', 'run_data_problem', 'package_versions', 'write_summary', 'plot_learning_curves',
-           'process_alive', 'StoredRun', 'load_run']
+           'VERSIONED', 'NEVER', 'COLUMNS', 'MEANINGS', 'write_atomic', 'episodes_csv', 'evaluations_csv', 'RunData',
+           'save_snapshots', 'load_snapshots', 'run_data_problem', 'package_versions', 'write_summary',
+           'plot_learning_curves', 'legend', 'process_alive', 'StoredRun', 'load_run']
 
 # %% ../nbs/82_rundir.ipynb #86ce1350
 import io
@@ -205,6 +205,33 @@ def plot_learning_curves(logs: dict, labels: list, path, title: str, evals: dict
     buffer = io.BytesIO()
     fig.savefig(buffer, format='png', dpi=160); plt.close(fig)            # sharp on a high-density screen
     write_atomic(path, buffer.getvalue(), 'wb')
+
+# %% ../nbs/82_rundir.ipynb #rdwords2
+NEVER = ('solved_at', 'first_treasure')   # episode numbers where 0 means "never": reported as None
+COLUMNS = {'seed': 'seed', 'episodes': 'episodes', 'mean_return_last_100': 'ret100', 'best_100_mean': 'best100',
+           'exploiter_return_last_100': 'exploit100', 'best_greedy_return': 'greedy', 'final_greedy_return': 'greedy_end',
+           'solved_at': 'solved', 'first_treasure': 'treasure', 'total_bad_episodes': 'bad',
+           'good_fraction_last_100': 'good100'}
+MEANINGS = {       # each column in the words of the papers, for the legend under a table that has it
+    'ret100': 'mean training return of the last 100 episodes',
+    'best100': 'the best mean return over 100 consecutive episodes',
+    'exploit100': "TDU: mean return of the exploiting heads' episodes among the last 100",
+    'greedy': 'the best greedy evaluation (mean return of its episodes)', 'greedy_end': 'the last greedy evaluation',
+    'solved': ("the episode from which bsuite's rule held: fewer than 90% of the episodes so far were bad (a left turn on "
+               "the diagonal; on stochastic Deep Sea a slip makes an episode not bad, so a run can solve before its "
+               "first treasure)"),
+    'treasure': 'the first episode that reached the treasure', 'bad': "bsuite's count of bad episodes",
+    'good100': 'the fraction of the last 100 episodes that were not bad'}
+
+
+def legend(rows: list) -> str:
+    "The legend of `format_table(rows)`: exactly its columns, then what `never` and `n/a` mean if it shows them."
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    parts = [f'{COLUMNS[k]}: {MEANINGS[COLUMNS[k]]}' for k in keys if COLUMNS.get(k) in MEANINGS]
+    missing = {('never' if k in NEVER else 'n/a') for r in rows for k in keys if r.get(k) is None}
+    if 'never' in missing: parts.append('never: it did not happen')
+    if 'n/a' in missing: parts.append('n/a: not defined yet (too few episodes)')
+    return '; '.join(parts)
 
 # %% ../nbs/82_rundir.ipynb #da38f867
 def process_alive(summary: dict) -> bool:

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..base import Signal
-from ..rundir import (RunData, SNAPSHOTS_FILE, SUMMARY_FILE, load_run, load_snapshots, save_snapshots,
-                                 write_atomic)
+from ..rundir import (COLUMNS, RunData, SNAPSHOTS_FILE, SUMMARY_FILE, legend, load_run, load_snapshots,
+                                 save_snapshots, write_atomic)
 
 # %% ../../nbs/90_app.viewer.ipynb #vz000010
 def known_signals() -> dict:
@@ -269,7 +269,6 @@ def viewer_data(run: RunData, summary: dict | None = None) -> dict:
                 paths={k: run.snapshots[f'{k}_path'].tolist() for k in ('greedy', 'last')},
                 returns=_rounded(run.returns))
     if summary:
-        from uncertain_rl.app.cli import COLUMNS, legend             # the command line's short names and legend
         rows = summary.get('results', [])
         columns = list(dict.fromkeys(k for r in rows for k in r))
         data.update(summary=dict(columns=[COLUMNS.get(k, k) for k in columns], legend=legend(rows),
