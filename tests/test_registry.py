@@ -29,7 +29,13 @@ def test_every_agent_learns_the_same_in_lockstep_and_alone(name):
     assert np.isfinite(chunked.logs['loss']).all()
 
 
-@pytest.mark.parametrize('name', [n for n, e in AGENTS.items() if hasattr(e.config(), 'sgd_period')])
+REPLAY_LEARNERS = [n for n, e in AGENTS.items() if hasattr(e.config(), 'sgd_period')]
+ONE_OF_EACH_LEARNER = ('boot_dqn', 'pe_dqn', 'iv_dqn')   # ensemble Q, distributional, BIV-weighted: by default;
+                                                          # the others (the same `learn`) under -m slow, for CI's time
+
+
+@pytest.mark.parametrize('name', [n if n in ONE_OF_EACH_LEARNER else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in REPLAY_LEARNERS])
 def test_each_run_learns_on_its_own_schedule_in_a_batch(name):
     """Batch independence: with an episode budget on Cartpole, whose episodes vary in length, the runs of a batch
     finish (and freeze) at different steps; each run's SGD steps must still be exactly those its own step count made
