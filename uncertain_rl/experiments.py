@@ -12,7 +12,9 @@ __all__ = ['TRACKERS', 'NEVER', 'TRACKED', 'CHECKPOINT_DIR', 'COMPARISON_AGENTS'
            'compare_agents']
 
 # %% ../nbs/83_experiments.ipynb #311fab26
+import importlib
 import importlib.util
+import itertools
 import json
 import shutil
 import signal
@@ -238,7 +240,7 @@ def check_grid(grid, config) -> None:
         for name, values in grid.items():
             if isinstance(values, (str, bytes)) or not hasattr(values, '__len__') or len(values) == 0:
                 raise ValueError(f"grid[{name!r}] must be a non-empty list of numbers, got {values!r}")
-        settings = [dict(zip(grid, combo)) for combo in _combinations(list(grid.values()))]
+        settings = [dict(zip(grid, combo)) for combo in itertools.product(*grid.values())]
     elif isinstance(grid, (list, tuple)):
         if not all(isinstance(s, Mapping) for s in grid):
             raise ValueError(f"grid must be a dict {{name: [values]}} or a list of {{name: value}} settings, got {grid!r}")
@@ -257,12 +259,6 @@ def check_grid(grid, config) -> None:
             if isinstance(current, bool) or not isinstance(current, (int, float)): continue   # a choice's code
             whole = isinstance(current, int) and float(value).is_integer()            # an integer field
             config.replace(**{name: int(value) if whole else float(value)})          # the field's own check
-
-
-def _combinations(lists: list) -> list:
-    out = [()]
-    for values in lists: out = [c + (v,) for c in out for v in values]
-    return out
 
 
 def spec_value(name: str, value):
@@ -292,12 +288,11 @@ def spec_value(name: str, value):
 
 def from_spec_value(name: str, value):
     "A field's value from its JSON data (`spec_value`'s inverse)."
-    import importlib
     if name == 'agent' and isinstance(value, Mapping):
         entry = registry.agent_entry(value['agent'])
-        kinds = {f.name: f.type for f in fields(entry.config_class)}
+        known = {f.name for f in fields(entry.config_class)}
         return entry.config_class(**{k: tuple(v) if isinstance(v, list) else v for k, v in value['config'].items()
-                                     if k in kinds})
+                                     if k in known})
     if name in ('env_params', 'run_env_params') and isinstance(value, Mapping):
         module, _, qualname = value['class'].partition(':')
         if not module.startswith(('uncertain_rl.', 'gymnax.')):
@@ -309,7 +304,6 @@ def from_spec_value(name: str, value):
         return jnp.asarray(value['keys'], jnp.uint32)
     if name == 'overrides' and isinstance(value, Mapping):
         return {k: tuple(v) if isinstance(v, list) else v for k, v in value.items()}
-    if name == 'seeds' and isinstance(value, list): return value
     return value
 
 # %% ../nbs/83_experiments.ipynb #exp00006
@@ -678,16 +672,16 @@ def run(experiment: Optional[Experiment] = None, out=None, progress: bool = Fals
     prep = prepare(experiment)                                         # every check before anything is written
     if resume is not None and isinstance(prep.env, str):
         raise ValueError(f"resume: a bsuite run (through the bridge) has no checkpoints; run it again")
+    spec, why = _spec_or_reason(experiment)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        spec, why = _spec_or_reason(experiment)
         rundir.write_summary(out, dict(status='running', **summary_extra, experiment=experiment.describe(), spec=spec,
                                        **({'spec_error': why} if why else {}), agent=prep.agent, presets=prep.presets,
                                        agent_config=asdict(prep.config), host=socket.gethostname(), pid=os.getpid()))
         if experiment.checkpoint_every and checkpoints is None:
             checkpoints = Checkpoints(out / CHECKPOINT_DIR, experiment.checkpoint_every)
-    tracker = make_tracker(experiment, out, prep.labels, _spec_or_reason(experiment)[0])
+    tracker = make_tracker(experiment, out, prep.labels, spec)
     done = _Progress(prep, out, (tracker, experiment.on_chunk))
     try:
         with interrupts_as_keyboard_interrupt():

@@ -6,7 +6,7 @@
 __all__ = ['SCHEMA_VERSION', 'SUMMARY_FILE', 'EPISODES_FILE', 'EVALUATIONS_FILE', 'SNAPSHOTS_FILE', 'CURVE_FILE', 'BSUITE_NAMES',
            'VERSIONED', 'NEVER', 'COLUMNS', 'MEANINGS', 'write_atomic', 'episodes_csv', 'evaluations_csv', 'RunData',
            'save_snapshots', 'load_snapshots', 'run_data_problem', 'package_versions', 'write_summary',
-           'plot_learning_curves', 'legend', 'process_alive', 'StoredRun', 'load_run']
+           'plot_learning_curves', 'legend', 'process_running', 'process_alive', 'StoredRun', 'load_run']
 
 # %% ../nbs/82_rundir.ipynb #86ce1350
 import io
@@ -234,15 +234,19 @@ def legend(rows: list) -> str:
     return '; '.join(parts)
 
 # %% ../nbs/82_rundir.ipynb #da38f867
-def process_alive(summary: dict) -> bool:
-    "Whether the process that wrote a 'running' summary may still run: on this host, whether its pid exists; elsewhere, yes."
-    import os, socket
-    pid, host = summary.get('pid'), summary.get('host')
+def process_running(host, pid) -> bool:
+    "Whether process `pid` on `host` may still run: on this host, whether the pid exists; elsewhere (or unknown), yes."
+    import socket
     if not isinstance(pid, int) or host != socket.gethostname(): return True
     try: os.kill(pid, 0)
     except ProcessLookupError: return False
     except PermissionError: return True
     return True
+
+
+def process_alive(summary: dict) -> bool:
+    "Whether the process that wrote a 'running' summary may still run (`process_running` of its host and pid)."
+    return process_running(summary.get('host'), summary.get('pid'))
 
 
 @dataclass

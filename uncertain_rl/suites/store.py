@@ -237,13 +237,9 @@ def lease_owner() -> str:
 
 def owner_alive(owner: str) -> bool:
     "Whether the process `owner` (host:pid) may still be running: on this host, whether the pid exists; elsewhere, yes."
-    import os
+    from uncertain_rl.rundir import process_running
     host, _, pid = owner.rpartition(':')
-    if host != socket.gethostname(): return True
-    try: os.kill(int(pid), 0)
-    except ProcessLookupError: return False
-    except PermissionError: return True
-    return True
+    return process_running(host, int(pid) if pid.isdigit() else None)
 
 
 HEARTBEAT_SECONDS = 60             # a training call renews its leases this often ...
