@@ -52,7 +52,7 @@ setuptools.setup(
     include_package_data=True,
     install_requires=requirements,
     extras_require={'dev': dev_requirements + docs_requirements + app_requirements + cluster_requirements
-                           + tracker_requirements['tensorboard'],
+                           + tracker_requirements['tensorboard'] + tracker_requirements['wandb'],
                     'docs': docs_requirements, 'app': app_requirements, 'cluster': cluster_requirements,
                     'benchmark': benchmark_requirements, **tracker_requirements},
     dependency_links=cfg.get('dep_links', '').split(),
