@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['TYPES', 'APP_PACKAGES', 'UsageError', 'flag', 'add_train_options', 'build_parser', 'add_suite_commands', 'cmd_suite',
-           'count_line', 'cmd_submit', 'set_overrides', 'config_overrides', 'check_args', 'check_out', 'parse_devices',
-           'to_experiment', 'experiment_from', 'format_table', 'cmd_train', 'cmd_view', 'stop_process_tree',
-           'missing_app_packages', 'cmd_app', 'cmd_agents', 'main', 'console_main']
+           'count_line', 'cmd_submit', 'plan_lines', 'cmd_plan', 'set_overrides', 'config_overrides', 'check_args',
+           'check_out', 'parse_devices', 'to_experiment', 'experiment_from', 'format_table', 'cmd_train', 'cmd_view',
+           'stop_process_tree', 'missing_app_packages', 'cmd_app', 'cmd_agents', 'main', 'console_main']
 
 # %% ../../nbs/91_app.cli.ipynb #c3e3a5f3
 import argparse
@@ -147,7 +147,8 @@ def add_suite_commands(sub) -> None:
     r.add_argument('--profile', default='quick', help='; '.join(f'{p.name}: {p.description}' for p in PROFILES.values()))
     c = ss.add_parser('claims', help="the papers' claims, each the design declared with it (see uncertain_rl.suites); "
                                      "trains what --out does not hold yet", formatter_class=_Help)
-    c.add_argument('--claims', default=None, help='declared claims, comma-separated (default: all of them)')
+    c.add_argument('--claims', default=None, help='declared claims, comma-separated (default: every claim whose '
+                                                  'device is cpu; name a gpu claim to run it)')
     b = ss.add_parser('submit', help="run or claims as N cluster jobs through submitit (SLURM job arrays, or local "
                                      "processes), each part into its own store, merged into --out at the end",
                       formatter_class=_Help)
@@ -155,7 +156,7 @@ def add_suite_commands(sub) -> None:
     b.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
     b.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
     b.add_argument('--profile', default='quick', help='with run: the profile')
-    b.add_argument('--claims', default=None, help='with claims: declared claims, comma-separated (default: all of them)')
+    b.add_argument('--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)')
     b.add_argument('--shards', type=int, default=2, help='how many jobs share the plan of calls')
     b.add_argument('--executor', default='slurm', choices=('slurm', 'local'),
                    help="submitit's executor: SLURM, or local processes")
@@ -163,6 +164,17 @@ def add_suite_commands(sub) -> None:
     b.add_argument('--partition', default=None, help='the SLURM partition (default: the cluster\'s)')
     b.add_argument('--gpus-per-node', type=int, default=0, help='GPUs per job')
     b.add_argument('--no-wait', action='store_true', help='submit and return; merge later with suite merge')
+    n = ss.add_parser('plan', help="what run or claims would train, without training: each call's runs, those --out "
+                                   "lacks, and with --measure K the cost timed on this machine", formatter_class=_Help)
+    n.add_argument('what', choices=('run', 'claims'), help='the suite command to plan')
+    n.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
+    n.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
+    n.add_argument('--profile', default='quick', help='with run: the profile')
+    n.add_argument('--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)')
+    n.add_argument('--measure', type=int, default=0, metavar='K',
+                   help="time K episodes of each call that has runs left, here, and estimate its whole cost (0: count only)")
+    n.add_argument('--out', default=None, help='a store whose records count as done (default: none)')
+    n.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
     for x in (r, c):
         x.add_argument('--shard', default=None, metavar='K/N',
                        help='only part K of N of the plan of calls (default: all of it; merge the parts\' stores after)')
@@ -195,6 +207,7 @@ def cmd_suite(args) -> int:
         print((Path(args.out) / 'leaderboard.md').read_text(), end='')
         return 0
     if args.suite_command == 'submit': return cmd_submit(args)
+    if args.suite_command == 'plan': return cmd_plan(args)
     shard = store.Shard.parse(args.shard) if args.shard else None
     if args.suite_command == 'claims':
         names = None if args.claims is None else args.claims.split(',')
@@ -235,6 +248,33 @@ def cmd_submit(args) -> int:
     if args.no_wait:
         print(f"when they end: uncertain-rl suite merge {args.out} {Path(args.out) / 'shards'}/*-of-{args.shards}")
     else: print(count_line(done, Path(args.out) / store.STORE_FILE) + f" ({done['merged']} merged)")
+    return 0
+
+
+def plan_lines(rows: list, measured: bool) -> list:
+    "The plan as Markdown lines: a row per call, then the totals."
+    hours = lambda s: f'{s / 3600:,.2f}'
+    lines = ['| call | runs left | episodes left |' + (' compile (s) | s / episode | estimate (h) |' if measured else ''),
+             '|---|---:|---:|' + ('---:|---:|---:|' if measured else '')]
+    for r in rows:
+        cost = (f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f} | "
+                f"{hours(r['estimate_seconds'])} |" if 'estimate_seconds' in r else ' - | - | - |' if measured else '')
+        lines.append(f"| {r['call']} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
+    total = f"{sum(r['pending'] for r in rows)} runs, {sum(r['episodes'] for r in rows):,} episodes left"
+    if measured: total += f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process"
+    return [*lines, '', total]
+
+
+def cmd_plan(args) -> int:
+    "`uncertain-rl suite plan run|claims ...`: the calls a command would train, and with --measure what they cost here."
+    from uncertain_rl.suites import store
+    if args.measure < 0: raise UsageError(f"--measure must be an integer >= 0, got {args.measure}")
+    if args.what == 'run':
+        if not args.agents: raise UsageError('suite plan run needs --agents')
+        designs = store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)
+    else: designs = store.claim_designs(None if args.claims is None else args.claims.split(','))
+    rows = store.plan_designs(designs, args.out, parse_devices(args.devices), args.measure)
+    print('\n'.join(plan_lines(rows, args.measure > 0)))
     return 0
 
 # %% ../../nbs/91_app.cli.ipynb #51220f94

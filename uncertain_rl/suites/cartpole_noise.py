@@ -113,6 +113,8 @@ IV_DQN_TABLE_1 = Claim(
     'Bootstrapped DQN and DQN', 'Mai et al. 2022, Sec. 4.1, Table 1, Fig. 3', 'cartpole_noise', iv_rl_arms(),
     tuple(({'noise_scale': x}, s) for x in CARTPOLE_NOISE_SCALES for s in range(4)), 300, 'episodes_to_750',
     'logrank', 'noise_scale', effect=dict(speedup=112 / 174),
-    notes="the authors' bsuite settings for every arm; prior 5 in every ensemble (their code has none); training returns")
+    notes="the authors' bsuite settings for every arm; prior 5 in every ensemble (their code has none); training returns",
+    reported="episodes to a 100-episode mean of 750, 25th-50th-75th percentiles of 20 runs: IV-DQN 105-112-117, "
+             "Bootstrapped DQN 160-174-196, DQN 171-193-never (Table 1)", scale='paper')
 
 CLAIMS = (IV_DQN_TABLE_1,)

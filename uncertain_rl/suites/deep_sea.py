@@ -4,10 +4,12 @@
 
 # %% auto #0
 __all__ = ['DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'DEEP_SEA_SIZES', 'DEEP_SEA_EPISODES', 'SUITES',
-           'MAPS_FROM', 'CLAIM_SEEDS', 'E_AZ_INTERACTIONS', 'TDU_VS_BDQN', 'PE_DQN_SHARED', 'PE_DQN_VS_BDQN',
-           'E_AZ_TABULAR', 'E_AZ_LEARNED', 'CLAIMS', 'DeepSeaRule', 'DeepSeaSolution', 'deep_sea_solution',
-           'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided', 'deep_sea_metrics',
-           'deep_sea_experiment', 'deep_sea_run_params', 'solve_episodes', 'deep_sea_summary', 'interactions_budget']
+           'MAPS_FROM', 'CLAIM_SEEDS', 'E_AZ_INTERACTIONS', 'E_AZ_TABLE_1', 'TDU_VS_BDQN', 'PE_DQN_SHARED',
+           'PE_DQN_VS_BDQN', 'E_AZ_TABULAR', 'E_AZ_LEARNED', 'PAPER_SIZES', 'E_AZ_NET_PAPER', 'TDU_PAPER',
+           'PE_DQN_PAPER_CLAIM', 'E_AZ_TABULAR_PAPER', 'E_AZ_LEARNED_PAPER', 'CLAIMS', 'DeepSeaRule', 'DeepSeaSolution',
+           'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided',
+           'deep_sea_metrics', 'deep_sea_experiment', 'deep_sea_run_params', 'solve_episodes', 'deep_sea_summary',
+           'interactions_budget', 'at_paper_scale']
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #4616e24d
 import json
@@ -142,6 +144,10 @@ CLAIM_SEEDS = 10
 E_AZ_INTERACTIONS = 45_000            # Oren et al. 2025, Table 4: the true-model agents' budget
 
 
+E_AZ_TABLE_1 = ("N = 40, steps to the goal (mean ± sd of the seeds that found it): E-AZ 10,539 ± 9,006 (94% of 35 "
+                "seeds), AZ+UBE 22,801 ± 7,514 (91% of 35), AZ none of 20 (Table 1, RND)")
+
+
 def interactions_budget(setting: dict) -> int:
     "Episodes of a Deep Sea run of E-AZ's budget: 45,000 interactions, N per episode."
     return E_AZ_INTERACTIONS // setting['size']
@@ -152,7 +158,9 @@ TDU_VS_BDQN = Claim(
     'Flennerhag et al. 2020, Sec. 5.1, Fig. 2', 'deep_sea_stochastic',
     (Arm('tdu', 'tdu'), Arm('boot_dqn (λ = 3)', 'boot_dqn', dict(prior_scale=3.))),
     deep_sea_runs((10, 20, 30), CLAIM_SEEDS, MAPS_FROM), 1_000, 'beats_dithering', 'cmh', 'size',
-    notes="λ = 3 and β = 1 fixed before the runs (Fig. 7's prior, App. D.2's ablations' β); no effect size in the paper")
+    notes="λ = 3 and β = 1 fixed before the runs (Fig. 7's prior, App. D.2's ablations' β); no effect size in the paper",
+    reported="no number (Fig. 2's curves): TDU near-optimal on both versions, BDQN 'a significant loss of performance' "
+             "on the stochastic one (Sec. 5.1)")
 
 PE_DQN_SHARED = dict(batch_size=128, replay_capacity=10_000, sgd_period=1, target_update_period=4,
                      adam_eps=.001 / 128, kernel_init='he_truncated_normal')
@@ -163,7 +171,8 @@ PE_DQN_VS_BDQN = Claim(
      Arm('boot_dqn+P (paper)', 'boot_dqn', dict(PE_DQN_SHARED, hidden_sizes=(64, 64), learning_rate=1e-3,
                                                  prior_scale=5., num_ensemble=20, double_q=True))),
     deep_sea_runs((10, 15, 20), CLAIM_SEEDS, MAPS_FROM), 600, 'regret', 'slope', 'size', stop_early=False,
-    effect=dict(regret_ratio=.5),
+    effect=dict(regret_ratio=.5), reported="median regret 'roughly half' of the baselines' at large N (Fig. 4 (b): N up "
+                                           "to 100, 10 seeds, 10,000 episodes; values only in the figure)",
     notes="β 5 -> 0 over a third of the horizon (App. B.2); our default network (128 units, K = 51, prior 5), "
           "not Table 4's (512, K = 101, prior 20), which a 2-core machine cannot afford; every run plays 600 episodes")
 
@@ -173,7 +182,7 @@ E_AZ_TABULAR = Claim(
     (Arm('e_az', 'e_az', dict(simulations=50)), Arm('az_ube', 'az_ube', dict(simulations=50)),
      Arm('az', 'az', dict(simulations=50))),
     deep_sea_runs((20, 30, 40), CLAIM_SEEDS, MAPS_FROM), interactions_budget, 'interactions_to_solve', 'logrank',
-    'size', effect=dict(speedup=10_539 / 22_801),
+    'size', effect=dict(speedup=10_539 / 22_801), reported=E_AZ_TABLE_1,
     notes="our tabular analogue of the paper's agent (exact tables, visit counts); the effect is Table 1's (N = 40)")
 
 E_AZ_LEARNED = Claim(
@@ -182,7 +191,40 @@ E_AZ_LEARNED = Claim(
     (Arm('e_az_net', 'e_az_net', dict(simulations=50)), Arm('az_ube_net', 'az_ube_net', dict(simulations=50)),
      Arm('az_net', 'az_net', dict(simulations=50))),
     deep_sea_runs((10, 20), CLAIM_SEEDS, MAPS_FROM), interactions_budget, 'interactions_to_solve', 'logrank', 'size',
-    effect=dict(speedup=10_539 / 22_801),
+    effect=dict(speedup=10_539 / 22_801), reported=E_AZ_TABLE_1,
     notes="the registry's networks (smaller than Table 2's); N = 10 and 20, where the learned arms solve at this budget")
 
-CLAIMS = (TDU_VS_BDQN, PE_DQN_VS_BDQN, E_AZ_TABULAR, E_AZ_LEARNED)
+
+# %% ../../nbs/86_suites.deep_sea.ipynb #dspaper2
+PAPER_SIZES = dict(tdu=(30, 40, 50), pe_dqn=(20, 30, 40, 50), e_az=(20, 30, 40, 50), e_az_net=(10, 20, 30, 40))
+E_AZ_NET_PAPER = dict(hidden_sizes=(256, 256), rnd_hidden_sizes=(1024, 1024), rnd_features=512, batch_size=256)
+
+
+def at_paper_scale(claim: Claim, sizes: tuple, episodes, arms: tuple | None = None, notes: str = '',
+                   device: str = 'gpu') -> Claim:
+    "`claim`'s twin at its paper's scale: `NAME_paper`, the same arms (or `arms`), maps, seeds, metric and test."
+    from dataclasses import replace
+    return replace(claim, name=f'{claim.name}_paper', runs=deep_sea_runs(sizes, CLAIM_SEEDS, MAPS_FROM),
+                   episodes=episodes, arms=claim.arms if arms is None else arms, scale='paper', device=device,
+                   notes=notes)
+
+
+TDU_PAPER = at_paper_scale(TDU_VS_BDQN, PAPER_SIZES['tdu'], DEEP_SEA_EPISODES,
+                           notes="the reduced design's arms (λ = 3, β = 1); bsuite's 10,000 episodes, a run stopping once solved")
+PE_DQN_PAPER_CLAIM = at_paper_scale(
+    PE_DQN_VS_BDQN, PAPER_SIZES['pe_dqn'], DEEP_SEA_EPISODES,
+    (Arm('pe_dqn (paper)', 'pe_dqn', dict(PE_DQN_VS_BDQN.arms[0].overrides, hidden_sizes=(512,), num_atoms=101,
+                                           prior_scale=20.)), PE_DQN_VS_BDQN.arms[1]),
+    notes="Table 4's network for PE-DQN (512 units, K = 101, QR prior 20); β 5 -> 0 over a third of the horizon; "
+          "every run plays 10,000 episodes; N up to bsuite's 50, not the paper's 100")
+E_AZ_TABULAR_PAPER = at_paper_scale(E_AZ_TABULAR, PAPER_SIZES['e_az'], interactions_budget,
+                                    notes="our tabular analogue; Table 4's 45,000 interactions; N up to 50",
+                                    device='cpu')
+E_AZ_LEARNED_PAPER = at_paper_scale(
+    E_AZ_LEARNED, PAPER_SIZES['e_az_net'], interactions_budget,
+    tuple(Arm(a.label, a.agent, dict(a.overrides, **E_AZ_NET_PAPER)) for a in E_AZ_LEARNED.arms),
+    notes="Table 2's heads (256, 256) and RND (1,024, 1,024 -> 512 features; our predictor has the target's layers), "
+          "Table 3's batch 256; 45,000 interactions; N up to Table 1's 40")
+
+CLAIMS = (TDU_VS_BDQN, PE_DQN_VS_BDQN, E_AZ_TABULAR, E_AZ_LEARNED,
+          TDU_PAPER, PE_DQN_PAPER_CLAIM, E_AZ_TABULAR_PAPER, E_AZ_LEARNED_PAPER)

@@ -10,7 +10,8 @@ __all__ = ['COMPUTING', 'PROVENANCE', 'STORE_FILE', 'CHECKPOINTS_DIR', 'RECORD_C
            'expired', 'lease', 'release', 'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design',
            'run_experiment', 'static_part', 'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'device_versions',
            'train_call', 'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run',
-           'run_claims', 'inside', 'merge', 'ShardJob', 'shard_store', 'submit']
+           'claim_names', 'run_claims', 'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside',
+           'merge', 'ShardJob', 'shard_store', 'submit']
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import ast
@@ -115,11 +116,16 @@ def code_fingerprint(*roots, package: str = 'uncertain_rl') -> str:
     return hashlib.sha256(json.dumps(sorted(pieces.items())).encode()).hexdigest()[:16]
 
 # %% ../../nbs/88_suites.store.ipynb #d7b4a3ba
+_FINGERPRINTS = {}             # (agent, environment class) -> fingerprint: the source cannot change inside a process
+
+
 def run_fingerprint(agent: str, env) -> str:
-    "The fingerprint of the code that trains agent `agent` on the environment object `env`."
+    "The fingerprint of the code that trains agent `agent` on the environment object `env` (hashed once a process)."
     from uncertain_rl import loops, registry
-    entry = registry.agent_entry(agent)
-    return code_fingerprint(entry.make, entry.config_class, type(env), loops.train)
+    if (agent, type(env)) not in _FINGERPRINTS:
+        entry = registry.agent_entry(agent)
+        _FINGERPRINTS[agent, type(env)] = code_fingerprint(entry.make, entry.config_class, type(env), loops.train)
+    return _FINGERPRINTS[agent, type(env)]
 
 
 COMPUTING = ('jax', 'jaxlib')                   # versions in the key
@@ -475,8 +481,8 @@ def refuse_distributed() -> None:
 def describe_call(design: Design, arm: Arm, runs: list) -> str:
     "One line naming a call: design, arm, the setting its runs share (or how many), and their seeds."
     settings = {json.dumps(r.setting, sort_keys=True) for r in runs}
-    setting = (', '.join(f'{k} {v}' for k, v in runs[0].setting.items()) if len(settings) == 1
-               else f'{len(settings)} settings')
+    shared = [f'{k} {v}' for k, v in runs[0].setting.items() if all(r.setting.get(k) == v for r in runs)]
+    setting = ', '.join(shared) if len(settings) == 1 else ', '.join([*shared, f'{len(settings)} settings'])
     seeds = sorted({r.seed for r in runs})
     return f"{design.name} {arm.label} on {design.suite.name}: {setting}; seeds {seeds[0]}-{seeds[-1]} ({len(runs)} runs)"
 
@@ -543,30 +549,91 @@ def check_agents(agents) -> list:
 def run(agents, suites_=('deep_sea',), profile: str = 'quick', out='suite', devices='all', progress: bool = False,
         shard: Shard | None = None) -> dict:
     "Run the main tables of `profile` (bsuite's protocol) for `agents` on `suites_` into the store in `out`; summed counts."
+    total, plan = {}, dict(index=0)
+    for design in table_designs(agents, suites_, profile):
+        for k, v in run_design(design, out, devices, progress, shard, plan).items():
+            total[k] = total.get(k, 0) + v
+    return total
+
+
+def claim_names(names=None) -> list:
+    "`names` (a name or a list) checked against the declared claims; None: every claim whose device is `cpu`."
+    from uncertain_rl.checks import check_choice
+    known = claims()
+    names = [n for n, c in known.items() if c.device == 'cpu'] if names is None else \
+        [names] if isinstance(names, str) else list(names)
+    if not names: raise ValueError('claims must name at least one declared claim, got none')
+    for n in names: check_choice('claim', n, tuple(known))
+    return names
+
+
+def run_claims(names=None, out='suite', devices='all', progress: bool = False, shard: Shard | None = None) -> dict:
+    "Run the designs of the claims `names` (None: every `cpu` claim) into the store in `out`; summed counts."
+    total, plan = {}, dict(index=0)
+    for design in claim_designs(names):
+        for k, v in run_design(design, out, devices, progress, shard, plan).items():
+            total[k] = total.get(k, 0) + v
+    return total
+
+
+def table_designs(agents, suites_=('deep_sea',), profile: str = 'quick') -> list:
+    "The designs `run` would train: `profile`'s main table of each of `suites_` for `agents`."
     from uncertain_rl.checks import check_choice
     agents = check_agents(agents)
     names = [suites_] if isinstance(suites_, str) else list(suites_)
     for s in names: check_choice('suite', s, tuple(suites()))
     prof = PROFILES[check_choice('profile', profile, tuple(PROFILES))]
-    total, plan = {}, dict(index=0)
-    for name in names:
-        for k, v in run_design(table_design(prof, suites()[name], agents), out, devices, progress, shard, plan).items():
-            total[k] = total.get(k, 0) + v
-    return total
+    return [table_design(prof, suites()[n], agents) for n in names]
 
 
-def run_claims(names=None, out='suite', devices='all', progress: bool = False, shard: Shard | None = None) -> dict:
-    "Run the designs of the claims `names` (None: every declared claim) into the store in `out`; summed counts."
-    from uncertain_rl.checks import check_choice
-    known = claims()
-    names = list(known) if names is None else [names] if isinstance(names, str) else list(names)
-    if not names: raise ValueError('claims must name at least one declared claim, got none')
-    for n in names: check_choice('claim', n, tuple(known))
-    total, plan = {}, dict(index=0)
-    for n in names:
-        for k, v in run_design(claim_design(known[n]), out, devices, progress, shard, plan).items():
-            total[k] = total.get(k, 0) + v
-    return total
+def claim_designs(names=None) -> list:
+    "The designs `run_claims` would train (None: the `cpu` claims)."
+    return [claim_design(claims()[n]) for n in claim_names(names)]
+
+
+# %% ../../nbs/88_suites.store.ipynb #plan0002
+def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> list:
+    '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
+    their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, and the
+    estimated seconds of the whole call (compile, then the budget's episodes at the measured rate).'''
+    from dataclasses import replace
+    from uncertain_rl.experiments import make_environment, run as run_experiment_now
+    if measure < 0: raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
+    path = Path(out) / STORE_FILE if out is not None else None
+    con = open_store(out) if path is not None and path.is_file() else None
+    computing, rows, timed_calls = versions(COMPUTING), [], {}
+    try:
+        for arm in design.arms:
+            if not runs_on(arm.agent, design.suite): continue
+            for runs, config in arm_calls(design, arm, devices):
+                exp = run_experiment(design, arm, runs, devices)
+                records = call_records(design, arm, runs, config, run_fingerprint(arm.agent, make_environment(exp)[0]),
+                                       computing)
+                found = stored(con, [r['key'] for r in records]) if con is not None else {}
+                pending = [run for run, r in zip(runs, records) if r['key'] not in found]
+                row = dict(call=describe_call(design, arm, runs), arm=arm.label, runs=len(runs), pending=len(pending),
+                           budget=runs[0].budget, episodes=sum(r.budget for r in pending))
+                if measure and pending:
+                    k, shape = min(measure, runs[0].budget), (static_part(design.suite, runs[0].setting, False),
+                                                              runs[0].budget, len(pending), config_json(config))
+                    if shape not in timed_calls:        # a call that differs only in maps costs the same: timed once
+                        timed = replace(run_experiment(design, arm, pending, devices), episodes=k, stop_when=None,
+                                        checkpoint_every=0)
+                        res = run_experiment_now(timed)
+                        timed_calls[shape] = (res.compile_seconds, res.run_seconds)
+                    compiled, ran = timed_calls[shape]
+                    row.update(measured_episodes=k, compile_seconds=compiled, run_seconds=ran,
+                               estimate_seconds=compiled + ran / k * runs[0].budget)
+                rows.append(row)
+    finally:
+        if con is not None: con.close()
+    return rows
+
+
+def plan_designs(designs: list, out=None, devices='all', measure: int = 0) -> list:
+    "`plan_design` of each of `designs`, one list."
+    return [dict(row, design=d.name) for d in designs for row in plan_design(d, out, devices, measure)]
+
 
 # %% ../../nbs/88_suites.store.ipynb #4abb0f11
 MISSING_LOGS = ('error', 'keep')

@@ -100,11 +100,18 @@ def group_key(path: Path) -> str:
     return parts[-1] + role if parts else str(path)
 
 
-def collect_csvs(paths: list) -> dict:
+def finished(csv: Path) -> bool:
+    "Whether the oracle's run that wrote `csv` has ended (its run.json is written last)."
+    folder = csv.parent.parent if csv.parent.name == 'train' else csv.parent
+    return (folder / 'run.json').exists()
+
+
+def collect_csvs(paths: list, finished_only: bool = False) -> dict:
     groups = defaultdict(list)
     for p in map(Path, paths):
         files = [p] if p.is_file() else sorted(p.rglob('bsuite_id_-_*.csv'))
-        for f in files: groups[group_key(f)].append(f)
+        for f in files:
+            if not finished_only or finished(f): groups[group_key(f)].append(f)
     return groups
 
 
@@ -135,10 +142,15 @@ def main(argv=None):
     ap.add_argument('--column', default='episode_return', choices=('episode_return', 'raw'),
                     help="episode_return: the noisy returns the agent saw (bsuite's); raw: cartpole's noiseless return")
     ap.add_argument('--max-episodes', type=int, default=None, help='only the first N episodes of each run')
+    ap.add_argument('--summary-out', default=None, metavar='JSON',
+                    help="also write the groups' percentiles as JSON, with a one-line summary for the Results page")
+    ap.add_argument('--finished-only', action='store_true', help="only the oracle's runs that have ended (run.json)")
+    ap.add_argument('--claim', default='iv_dqn_cartpole', help='the claim the summary answers (with --summary-out)')
+    ap.add_argument('--note', default='', help='what was run, prefixed to the summary line (with --summary-out)')
     args = ap.parse_args(argv)
     if not args.paths and not args.json: ap.error('give CSV paths or --json')
-    out = []
-    for name, files in sorted(collect_csvs(args.paths).items()):
+    out, groups = [], {}
+    for name, files in sorted(collect_csvs(args.paths, args.finished_only).items()):
         runs, labels = [], []
         for f in files:
             eps, cum = cumulative(read_csv(f), args.column)
@@ -149,6 +161,7 @@ def main(argv=None):
             seed = next((p for p in f.parts if p.startswith('seed_')), None)
             labels.append(f"{seed + ' ' if seed else ''}{f.stem.replace('bsuite_id_-_', '')}")
         out.append(summarise(name, runs, labels, args))
+        groups[name] = group_json(runs, labels)
     for path in args.json:
         for name, res in json.loads(Path(path).read_text()).items():
             rets = res['returns']
@@ -156,6 +169,26 @@ def main(argv=None):
             runs = [solved_from_returns(r, args.threshold, args.window, args.full_window) for r in rets]
             out.append(summarise(f'{Path(path).name}: {name}', runs, [f'seed {i}' for i in range(len(runs))], args))
     print('\n'.join(out))
+    if args.summary_out: write_summary(Path(args.summary_out), groups, args)
+
+
+def group_json(runs: list, labels: list) -> dict:
+    "A group's runs as JSON: each run's solved episode (None: censored at its last episode) and the percentiles."
+    values = [math.inf if r['solved'] is None else r['solved'] for r in runs]
+    return dict(runs=len(runs), solved=sum(v != math.inf for v in values),
+                percentiles=[fmt(percentile_nearest(values, q)) for q in (25, 50, 75)],
+                per_run={lab: dict(solved=r['solved'], last=r['last'], exact=r['exact']) for lab, r in zip(labels, runs)})
+
+
+def write_summary(path: Path, groups: dict, args) -> None:
+    "The JSON the Results page reads: the claim, one line (each group's percentiles, nearest rank), and the groups."
+    short = lambda name: name.split('_bs_')[0] + (' ' + name.split(' ')[-1] if ' [' in name else '')
+    line = '; '.join(f"{short(k)} {'-'.join(g['percentiles'])} ({g['solved']}/{g['runs']} solved)"
+                     for k, g in sorted(groups.items()))
+    summary = f"{args.note + ': ' if args.note else ''}{line} (episodes to a {args.window}-episode mean of " \
+              f"{args.threshold:g}, 25-50-75th, nearest rank; cens.: not reached)"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(claim=args.claim, summary=summary, groups=groups), indent=1) + '\n')
 
 
 if __name__ == '__main__':
