@@ -388,15 +388,15 @@ COMMITTED_CLAIMS = Path('benchmarks/results/suite/cpu/claims.json')   # in a che
 COMMITTED_ORACLES = Path('benchmarks/results/oracles')                 # ... and the oracles' results
 
 
-def committed_reproduction(claim: str, start=None) -> str:
-    "`claim`'s reproduction row (with its paper-scale twin's) from the checkout above `start` (default: here), as Markdown."
+def committed_reproduction(claim: str, start=None) -> dict:
+    "`claim`'s reproduction row (with its paper-scale twin's) from the committed results of the checkout above `start`."
     here = Path(start or Path.cwd()).resolve()
     root = next((p for p in (here, *here.parents) if (p / COMMITTED_CLAIMS).is_file()), None)
     if root is None: raise ValueError(f"no checkout with {COMMITTED_CLAIMS} at or above {str(here)!r}")
     rows = reproductions(json.loads((root / COMMITTED_CLAIMS).read_text()), load_oracles(root / COMMITTED_ORACLES))
     mine = [r for r in rows if r['claim'] == claim]
     if not mine: raise ValueError(f"claim must be one of {[r['claim'] for r in rows]}, got {claim!r}")
-    return reproductions_markdown(mine)
+    return mine[0]
 
 
 def reproductions_markdown(rows: list) -> str:
