@@ -8,10 +8,10 @@ __all__ = ['COMPUTING', 'PROVENANCE', 'STORE_FILE', 'CHECKPOINTS_DIR', 'RECORD_C
            'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'versions', 'git_commit', 'digest', 'config_json',
            'open_store', 'check_columns', 'insert_records', 'stored', 'load_records', 'lease_owner', 'owner_alive',
            'expired', 'lease', 'release', 'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design',
-           'run_experiment', 'static_part', 'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'device_versions',
-           'train_call', 'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run',
-           'claim_names', 'run_claims', 'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside',
-           'merge', 'ShardJob', 'shard_store', 'submit']
+           'run_experiment', 'static_part', 'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'call_records_of',
+           'device_versions', 'train_call', 'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'run_design',
+           'check_agents', 'run', 'claim_names', 'run_claims', 'table_designs', 'claim_designs', 'plan_design',
+           'plan_designs', 'inside', 'merge', 'ShardJob', 'shard_store', 'submit']
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import ast
@@ -413,6 +413,13 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
                  prng_seed=r.prng_seed, budget=r.budget) for r in runs]
 
 
+def call_records_of(design: Design, arm: Arm, runs: list, config, computing: dict, devices='all') -> list:
+    "`call_records` of one call, keyed by the fingerprint of the code that would train it."
+    from uncertain_rl.experiments import make_environment
+    env = make_environment(run_experiment(design, arm, runs, devices))[0]
+    return call_records(design, arm, runs, config, run_fingerprint(arm.agent, env), computing)
+
+
 def device_versions() -> dict:
     "The device's platform version (a CUDA or ROCm runtime, or the CPU's) and kind, kept beside each record."
     import jax
@@ -492,7 +499,6 @@ def run_design(design: Design, out, devices='all', progress: bool = False, shard
     """Train what `design` asks for into the store in `out`, skipping what is stored. Returns counts: records trained,
     found stored, copied from another design, left to another live process (`in_flight`), arms skipped as unsupported,
     calls left to other shards. With `shard`, only that part of the plan's calls; `plan` counts calls across designs."""
-    from uncertain_rl.experiments import make_environment
     refuse_distributed()
     out, plan = Path(out), plan if plan is not None else dict(index=0)
     counts = dict(trained=0, stored=0, copied=0, in_flight=0, unsupported=0, other_shards=0)
@@ -508,9 +514,7 @@ def run_design(design: Design, out, devices='all', progress: bool = False, shard
                 if shard is not None and not shard.takes(plan['index'] - 1):
                     counts['other_shards'] += 1
                     continue
-                exp = run_experiment(design, arm, runs, devices)
-                code = run_fingerprint(arm.agent, make_environment(exp)[0])
-                records = call_records(design, arm, runs, config, code, computing)
+                records = call_records_of(design, arm, runs, config, computing, devices)
                 found, here = stored(con, [r['key'] for r in records]), (design.name, arm.label)
                 own = lambda r: {k: r[k] for k in ('design', 'arm', 'setting_index', 'seed')}
                 copies = [dict(next(iter(found[r['key']].values())), **own(r))
@@ -597,7 +601,7 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
     their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, and the
     estimated seconds of the whole call (compile, then the budget's episodes at the measured rate).'''
     from dataclasses import replace
-    from uncertain_rl.experiments import make_environment, run as run_experiment_now
+    from uncertain_rl.experiments import run as run_experiment_now
     if measure < 0: raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
     path = Path(out) / STORE_FILE if out is not None else None
     con = open_store(out) if path is not None and path.is_file() else None
@@ -606,9 +610,7 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
         for arm in design.arms:
             if not runs_on(arm.agent, design.suite): continue
             for runs, config in arm_calls(design, arm, devices):
-                exp = run_experiment(design, arm, runs, devices)
-                records = call_records(design, arm, runs, config, run_fingerprint(arm.agent, make_environment(exp)[0]),
-                                       computing)
+                records = call_records_of(design, arm, runs, config, computing, devices)
                 found = stored(con, [r['key'] for r in records]) if con is not None else {}
                 pending = [run for run, r in zip(runs, records) if r['key'] not in found]
                 row = dict(call=describe_call(design, arm, runs), arm=arm.label, runs=len(runs), pending=len(pending),

@@ -115,8 +115,13 @@ def collect_csvs(paths: list, finished_only: bool = False) -> dict:
     return groups
 
 
+def solved_values(runs: list) -> list:
+    "Each run's solved episode, inf where it never reached the threshold (censored)."
+    return [math.inf if r['solved'] is None else r['solved'] for r in runs]
+
+
 def summarise(name: str, runs: list, labels: list, args) -> str:
-    values = [math.inf if r['solved'] is None else r['solved'] for r in runs]
+    values = solved_values(runs)
     per = []
     for lab, r in zip(labels, runs):
         s = ('<=' if not r['exact'] else '') + str(r['solved']) if r['solved'] else f"cens.(>{r['last']})"
@@ -174,7 +179,7 @@ def main(argv=None):
 
 def group_json(runs: list, labels: list) -> dict:
     "A group's runs as JSON: each run's solved episode (None: censored at its last episode) and the percentiles."
-    values = [math.inf if r['solved'] is None else r['solved'] for r in runs]
+    values = solved_values(runs)
     return dict(runs=len(runs), solved=sum(v != math.inf for v in values),
                 percentiles=[fmt(percentile_nearest(values, q)) for q in (25, 50, 75)],
                 per_run={lab: dict(solved=r['solved'], last=r['last'], exact=r['exact']) for lab, r in zip(labels, runs)})
