@@ -35,6 +35,8 @@ def run_agent(name: str, size: int, steps: int, seeds: int) -> dict:
     from uncertain_rl.envs.deep_sea import DeepSea
     from uncertain_rl.loops import TrainConfig, run_chunked, train
     from uncertain_rl.metrics import first_treasure_episode, solved_at
+    from uncertain_rl import runtime
+    runtime.setup()                      # as experiments.run does (Threefry written out, the compilation cache)
     env = DeepSea(size, mapping_seed=42)
     if name.endswith('_net'): agent = make_e_az_net(e_az_net_config(name[:-4]), gymnax_spec(env))
     else: agent = make_e_az(e_az_config(name), gymnax_spec(env))

@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 from uncertain_rl.experiments import Experiment, run
-from uncertain_rl.loops import default_cpu_devices
+from uncertain_rl import runtime
 
-default_cpu_devices()          # as experiments.run does, before jax.devices() below starts JAX
+runtime.setup()                # as experiments.run does, before jax.devices() below starts JAX
 import jax  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

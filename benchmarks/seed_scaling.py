@@ -13,9 +13,9 @@ import os
 
 from uncertain_rl.agents.boot_dqn import BootDQNConfig
 from uncertain_rl.experiments import Experiment, run, split_keys
-from uncertain_rl.loops import default_cpu_devices
+from uncertain_rl import runtime
 
-default_cpu_devices()          # what experiments.run does first; here before jax.devices() below starts JAX
+runtime.setup()                # what experiments.run does first; here before jax.devices() below starts JAX
 import jax  # noqa: E402
 
 SIZE = 10

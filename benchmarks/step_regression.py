@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMITS = ('bd847ed', 'c9c6826', 'e32d1f6', 'd80bc62', '6aff80c', 'HEAD')
 SNIPPET = """
 import sys, jax
+try: from uncertain_rl import runtime; runtime.setup()    # commits before runtime.py: run_chunked set the process up
+except ImportError: pass
 from uncertain_rl.loops import train, TrainConfig, run_chunked
 try: from uncertain_rl.base import gymnax_spec
 except ImportError: from uncertain_rl.loops import gymnax_spec

@@ -18,7 +18,8 @@ import numpy as np
 SNIPPET = """
 import json, sys, time
 import jax, numpy as np
-from uncertain_rl.loops import train, TrainConfig, run_chunked, use_unrolled_threefry
+from uncertain_rl.loops import train, TrainConfig, run_chunked
+from uncertain_rl.runtime import use_unrolled_threefry
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl.agents.boot_dqn import BootDQNConfig, make_boot_dqn
 from uncertain_rl.envs.deep_sea import DeepSea

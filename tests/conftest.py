@@ -13,9 +13,9 @@ import pytest
 import numpy as np
 
 from uncertain_rl.base import gymnax_spec
-from uncertain_rl.loops import default_cpu_devices
+from uncertain_rl import runtime
 
-default_cpu_devices()     # as `experiments.run` and the command line do: every test sees the same devices, whatever runs first
+runtime.setup()           # as `experiments.run` and the command line do: every test sees the same devices, whatever runs first
 from uncertain_rl.experiments import Experiment, run
 from uncertain_rl.registry import make_agent, make_env
 

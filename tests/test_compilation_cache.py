@@ -1,4 +1,4 @@
-"""The persistent compilation cache (`loops.use_compilation_cache`, called by `run_chunked`): a second process that
+"""The persistent compilation cache (`runtime.use_compilation_cache`, called by `runtime.setup`): a second process that
 trains the same run loads its programs from the cache (JAX's own cache-hit events) and gives the same results bit
 for bit; `UNCERTAIN_RL_COMPILATION_CACHE=off` writes nothing. Each training runs in a fresh Python process, as a
 user's second command would."""
@@ -15,6 +15,8 @@ from uncertain_rl.agents.dqn import DQNConfig, make_dqn
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.loops import TrainConfig, run_chunked, train
+from uncertain_rl import runtime
+runtime.setup()
 env = DeepSea(5, mapping_seed=42)
 run = train(TrainConfig(env, make_dqn(DQNConfig(), gymnax_spec(env)), 500, 100))
 res = run_chunked(run, jax.vmap(jax.random.PRNGKey)(np.arange(2)), num_chunks=2, progress=False)

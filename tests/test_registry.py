@@ -42,7 +42,7 @@ def test_each_run_learns_on_its_own_schedule_in_a_batch(name):
     due (the replay holds `min_replay_size` transitions and the step is a multiple of `sgd_period`). Before
     `ensemble_q.own_schedule`, a run frozen on a due step made every other run learn at every step."""
     env = make_env('cartpole', 0)
-    small = dict(SMALL, sgd_period=2, sgd_steps_per_update=1)
+    small = dict(SMALL, sgd_period=2, sgd_steps_per_update=1, replay_capacity=1_000)   # the schedule, not the scale
     config = config_for_env(name, agent_config(name, 'cartpole', **small), env_facts('cartpole', env.default_params))
     agent = make_agent(name, config, gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=2_000, max_episodes=12, stop_at_max_episodes=True))

@@ -97,6 +97,8 @@ if sys.argv[1] == 'import':
     import uncertain_rl, uncertain_rl.loops, uncertain_rl.experiments, jax
     print(json.dumps(dict(devices=jax.device_count())))
 else:
+    if sys.argv[1] == 'run':                   # a script as the docs say: the process's setup first
+        from uncertain_rl import runtime; runtime.setup()
     from uncertain_rl.experiments import Experiment, run
     res = run(Experiment('dqn', 'deep_sea', episodes=4, size=4, seeds=4, eval_every=0, snapshots=0, num_chunks=1))
     print(json.dumps(res.layout))
@@ -112,9 +114,12 @@ def default_layout(what: str, **env) -> dict:
 
 
 def test_default_cpu_layout():
-    """Importing the package leaves JAX's device count alone; `experiments.run` (so the command line) gives the CPU one
-    device per core before JAX starts and records the choice; `UNCERTAIN_RL_CPU_DEVICES=1` keeps one device."""
+    """Importing the package leaves JAX's device count alone; `runtime.setup()` first (as the command line does) gives
+    the CPU one device per core before JAX starts and the run records the choice; `UNCERTAIN_RL_CPU_DEVICES=1` keeps
+    one device; without it, `Experiment()` starts JAX and `run` can no longer choose, and the run records that."""
     assert default_layout('import') == dict(devices=1)
+    late = default_layout('late')
+    assert late['devices'] == 1 and 'JAX had started' in late['cpu_devices'], late
     cores = os.cpu_count() or 1
     layout = default_layout('run')
     assert layout['devices'] == min(4, cores) and layout['cpu_devices'].startswith('one per core'), layout

@@ -25,15 +25,15 @@ _CORE = {   # name -> the module (under uncertain_rl) that defines it
     **dict.fromkeys(['RunData', 'load_run', 'load_snapshots'], 'rundir'),
 }
 LAYERS = (   # (layer, module patterns under uncertain_rl), lowest first: a module imports its own layer and those below
-    ('foundations', ('checks', 'base')),
+    ('foundations', ('checks', 'base', 'runtime')),
     ('building blocks', ('ensembles', 'replay', 'learning', 'acting', 'loops', 'agents.ensemble_q', 'envs.*')),
     ('concepts', ('tdu', 'ucb', 'projections', 'propagation', 'emcts', 'biv')),
     ('agents', ('agents.*',)),
     ('experiments', ('metrics', 'registry', 'rundir', 'experiments', 'suites', 'suites.*')),
     ('app', ('app.*', '__main__')),
 )
-_MODULES = ('base', 'checks', 'metrics', 'registry', 'experiments', 'loops', 'projections', 'propagation', 'emcts',
-            'biv', 'tdu', 'ucb')
+_MODULES = ('base', 'checks', 'runtime', 'metrics', 'registry', 'experiments', 'loops', 'projections', 'propagation',
+            'emcts', 'biv', 'tdu', 'ucb')
 
 
 def _agent_exports() -> dict:

@@ -33,10 +33,10 @@ import numpy as np
 
 from .base import AgentEntry, EnvEntry, gymnax_spec
 from .checks import check_choice, check_int
-from .loops import (Checkpoints, TrainConfig, default_cpu_devices, episode_bounds, largest_divisor, run_chunked,
-                               select_devices, train)
+from .loops import (Checkpoints, TrainConfig, episode_bounds, largest_divisor, run_chunked, select_devices,
+                               train)
 from .metrics import best_moving_average, role_returns
-from . import registry, rundir
+from . import registry, rundir, runtime
 
 # %% ../nbs/83_experiments.ipynb #exp00002
 @dataclass(frozen=True)
@@ -106,7 +106,6 @@ class Experiment:
     on_chunk: Any = None
 
     def __post_init__(self):
-        default_cpu_devices()      # before the agent's or environment's module can start JAX (gymnax's import does)
         if (self.episodes is None) == (self.steps is None):
             raise ValueError(f"give the budget as episodes=N or steps=N (exactly one), got episodes={self.episodes!r}, "
                              f"steps={self.steps!r}")
@@ -669,6 +668,7 @@ def run(experiment: Optional[Experiment] = None, out=None, progress: bool = Fals
         experiment, out, summary_extra = resumable(resume, experiment, summary_extra)
     elif experiment is None: raise ValueError("run needs an experiment, or resume=DIR (a run directory)")
     elif out is not None: check_fresh_out(Path(out))
+    runtime.setup()                # the process's setup, explicitly (runtime: the CPU's devices only if JAX has not started)
     prep = prepare(experiment)                                         # every check before anything is written
     if resume is not None and isinstance(prep.env, str):
         raise ValueError(f"resume: a bsuite run (through the bridge) has no checkpoints; run it again")

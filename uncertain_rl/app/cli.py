@@ -5,8 +5,9 @@
 # %% auto #0
 __all__ = ['TYPES', 'APP_PACKAGES', 'UsageError', 'flag', 'add_train_options', 'build_parser', 'add_suite_commands', 'cmd_suite',
            'count_line', 'cmd_submit', 'plan_lines', 'cmd_plan', 'set_overrides', 'config_overrides', 'check_args',
-           'check_out', 'parse_devices', 'to_experiment', 'experiment_from', 'format_table', 'cmd_train', 'cmd_view',
-           'stop_process_tree', 'missing_app_packages', 'cmd_app', 'cmd_agents', 'main', 'console_main']
+           'check_out', 'setup_runtime', 'parse_devices', 'to_experiment', 'experiment_from', 'format_table',
+           'cmd_train', 'cmd_view', 'stop_process_tree', 'missing_app_packages', 'cmd_app', 'cmd_agents', 'main',
+           'console_main']
 
 # %% ../../nbs/91_app.cli.ipynb #c3e3a5f3
 import argparse
@@ -208,6 +209,7 @@ def cmd_suite(args) -> int:
         return 0
     if args.suite_command == 'submit': return cmd_submit(args)
     if args.suite_command == 'plan': return cmd_plan(args)
+    setup_runtime()                                               # it trains: the process's setup first
     shard = store.Shard.parse(args.shard) if args.shard else None
     if args.suite_command == 'claims':
         names = None if args.claims is None else args.claims.split(',')
@@ -269,6 +271,7 @@ def cmd_plan(args) -> int:
     "`uncertain-rl suite plan run|claims ...`: the calls a command would train, and with --measure what they cost here."
     from uncertain_rl.suites import store
     if args.measure < 0: raise UsageError(f"--measure must be an integer >= 0, got {args.measure}")
+    if args.measure: setup_runtime()                              # it trains: the process's setup first
     if args.what == 'run':
         if not args.agents: raise UsageError('suite plan run needs --agents')
         designs = store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)
@@ -339,12 +342,18 @@ def check_out(out: str) -> None:
         raise UsageError(f"--out {out!r} is not writable: {str(ancestor)!r} is not a writable directory")
 
 
+def setup_runtime() -> dict:
+    "The process's setup for training (`runtime.setup`), before anything starts JAX: each command that trains calls it."
+    from uncertain_rl import runtime
+    return runtime.setup()
+
+
 def parse_devices(text):
     "`--devices`: 'all' (or nothing) or a count of JAX's devices (imports the library: JAX starts here)."
     devices = text or 'all'
     if devices != 'all':
-        from uncertain_rl.loops import default_cpu_devices, select_devices
-        default_cpu_devices()                  # the CPU's devices as every run gets them, before JAX starts here
+        from uncertain_rl.loops import select_devices
+        setup_runtime()                        # the CPU's devices as every run gets them, before JAX starts here
         try: devices = int(devices)
         except ValueError: raise UsageError(f"--devices must be 'all' or a count, got {text!r}")
         try: select_devices(devices)
@@ -393,6 +402,7 @@ def format_table(rows: list) -> str:
 # %% ../../nbs/91_app.cli.ipynb #aadc8fa2
 def cmd_train(args) -> int:
     "`uncertain-rl train`: train, print the summary, write the run directory."
+    setup_runtime()                                               # first, while JAX has not started
     from uncertain_rl.experiments import run
     command = ' '.join(['uncertain-rl'] + sys.argv[1:])
     if args.resume:
