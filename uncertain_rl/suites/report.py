@@ -27,10 +27,13 @@ def finite(x):
 
 
 def one_computation(records: list) -> tuple:
-    "The records of the most-run (configuration, code, jax) among `records`, and how many records were left out."
+    """The records of the most-run (configuration, code, jax) among `records`, and how many records were left out.
+    Between computations with as many records, the newest (the latest `finished`): a complete rerun by changed code
+    replaces the stale runs it repeats."""
     groups = {}
     for r in records: groups.setdefault((r['config_hash'], r['code'], r['jax'], r['jaxlib']), []).append(r)
-    best = max(groups.values(), key=len) if groups else []
+    newest = lambda g: max(str(r.get('finished') or '') for r in g)
+    best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
     return best, len(records) - len(best)
 
 
