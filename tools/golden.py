@@ -96,11 +96,15 @@ def same_kind(recorded: dict, here: dict | None = None) -> bool:
     return recorded == (machine() if here is None else here)
 
 
+def _scale(fp: dict) -> float:
+    "The recorded sum of magnitudes (files recorded before it was kept: the magnitude of the sum)."
+    return fp.get('abs_sum', abs(fp['sum']))
+
+
 def _within(fp: dict, now: dict, rtol: float) -> bool:
     "Float arrays: sums within `rtol` of the sum of magnitudes; integer and boolean arrays: bit for bit."
     if np.issubdtype(np.dtype(fp['dtype']), np.floating):
-        scale = fp.get('abs_sum', abs(fp['sum']))
-        return abs(now['sum'] - fp['sum']) <= rtol * scale or (np.isnan(now['sum']) and np.isnan(fp['sum']))
+        return abs(now['sum'] - fp['sum']) <= rtol * _scale(fp) or (np.isnan(now['sum']) and np.isnan(fp['sum']))
     return now['sha256'] == fp['sha256']
 
 
@@ -118,7 +122,7 @@ def compare(golden: dict, current: dict, exact: bool = True, rtol: float = RTOL)
                 problems.append(f"{run} {k}: differs (sum {fp['sum']!r} -> {now[k]['sum']!r})")
             elif not exact and not _within(fp, now[k], rtol):
                 problems.append(f"{run} {k}: outside the tolerance (sum {fp['sum']!r} -> {now[k]['sum']!r}, "
-                                f"rtol {rtol:g} of {fp.get('abs_sum', abs(fp['sum']))!r})")
+                                f"rtol {rtol:g} of {_scale(fp)!r})")
         for k in now:
             if k not in fps: problems.append(f'{run} {k}: new (not in the golden file)')
     return problems
@@ -136,13 +140,13 @@ if __name__ == '__main__':
         sys.exit(0)
     if a.what == 'record':
         path = Path(a.file)
-        if only and path.exists() and not same_kind(json.loads(path.read_text())['machine']):
-            sys.exit(f"record --only: {path} was recorded on {json.loads(path.read_text())['machine']}, and this is "
-                     f"{machine()}: one file holds one machine kind's runs, so record them all here (without --only)")
+        kept = json.loads(path.read_text()) if only and path.exists() else None
+        if kept is not None and not same_kind(kept['machine']):
+            sys.exit(f"record --only: {path} was recorded on {kept['machine']}, and this is {machine()}: one file "
+                     f"holds one machine kind's runs, so record them all here (without --only)")
         data = record(only)
-        if only and path.exists():                       # record some runs again, keep the others
-            data = dict(json.loads(path.read_text()), **{k: v for k, v in data.items() if k != 'runs'},
-                        runs={**json.loads(path.read_text())['runs'], **data['runs']})
+        if kept is not None:                             # record some runs again, keep the others
+            data = dict(kept, **{k: v for k, v in data.items() if k != 'runs'}, runs={**kept['runs'], **data['runs']})
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + '\n')
         print(f'wrote {path} ({len(data["runs"])} runs)')

@@ -20,7 +20,6 @@ _compilation_cache = {}                                     # the directory chos
 
 def default_cache_dir() -> str:
     "Where compiled programs are kept by default: `$XDG_CACHE_HOME/uncertain_rl/jax` (`~/.cache/uncertain_rl/jax`)."
-    import os
     base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
     return os.path.join(base, 'uncertain_rl', 'jax')
 
@@ -29,7 +28,6 @@ def use_compilation_cache(path: str | None = None) -> str | None:
     """Turn on JAX's persistent compilation cache in `path`, else where `UNCERTAIN_RL_COMPILATION_CACHE` says (a
     directory, or `off`), else in JAX's own cache directory if one is set, else in `default_cache_dir()`. Returns
     the directory in use (None: off). Without `path`, the first call's choice holds for the process."""
-    import os
     if path is None and 'dir' in _compilation_cache: return _compilation_cache['dir']
     value = os.environ.get(COMPILATION_CACHE_ENV, '') if path is None else os.fspath(path)
     own = jax.config.jax_compilation_cache_dir
@@ -66,7 +64,6 @@ def use_cpu_cores(count: int | None = None) -> bool:
     """Give JAX's CPU backend `count` devices (default: one per core), so that runs can be laid over the cores.
     Call it before JAX starts (`default_cpu_devices` does). Skipped (False) when the count was already chosen
     (`jax_num_cpu_devices` or `XLA_FLAGS=--xla_force_host_platform_device_count`) or JAX's backends have started."""
-    import os
     if 'xla_force_host_platform_device_count' in os.environ.get('XLA_FLAGS', ''): return False
     if jax.config.jax_num_cpu_devices != -1: return False
     try: jax.config.update('jax_num_cpu_devices', max(1, count or os.cpu_count() or 1))
@@ -78,7 +75,6 @@ def default_cpu_devices() -> str:
     """The CPU's devices for our runs, chosen once per process before JAX starts: as `UNCERTAIN_RL_CPU_DEVICES` says
     ('cores' or a count), else one device per core. `setup()` calls it first; `import uncertain_rl` does not.
     Returns how the count was chosen, which a run records (`describe`)."""
-    import os
     if 'how' in _cpu_devices: return _cpu_devices['how']
     value = os.environ.get(CPU_DEVICES_ENV, '') or 'cores'
     if value != 'cores' and not (value.isdigit() and int(value) >= 1):

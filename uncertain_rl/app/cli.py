@@ -353,7 +353,8 @@ def parse_devices(text):
     devices = text or 'all'
     if devices != 'all':
         from uncertain_rl.loops import select_devices
-        setup_runtime()                        # the CPU's devices as every run gets them, before JAX starts here
+        from uncertain_rl.runtime import default_cpu_devices
+        default_cpu_devices()                  # the CPU's devices as every run gets them, before JAX starts here
         try: devices = int(devices)
         except ValueError: raise UsageError(f"--devices must be 'all' or a count, got {text!r}")
         try: select_devices(devices)
