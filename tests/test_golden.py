@@ -60,3 +60,15 @@ def test_golden_runs_quick():
 @pytest.mark.slow
 def test_golden_runs_all():
     check(list(GOLDEN['runs']))
+
+
+def test_lineage_keeps_only_what_the_golden_runs_show():
+    "`lineage`'s rule, on hand-made fingerprints: a moved fingerprint is kept only where the golden runs show it."
+    fp = lambda run, env='e1', cls='envs.A': dict(run=run, env=env, env_class=cls)
+    old = {'a|x': fp('a1'), 'b|x': fp('b1'), 'c|x': fp('c1'), 'd|x': fp('d1', 'e1', 'envs.B'), 'e|x': fp('e1')}
+    new = {'a|x': fp('a2'), 'b|x': fp('b2'), 'c|x': fp('c1'), 'd|x': fp('d2', 'e2', 'envs.B'), 'e|x': fp('e2', 'e2')}
+    golden_classes = {'a': {'envs.A'}, 'b': {'envs.A'}, 'd': {'envs.A'}, 'e': {'envs.A'}}
+    entries, refused = golden.equivalences(old, new, {'a', 'c', 'd', 'e'}, golden_classes, 'shown')
+    assert [(e['old'], e['new'], e['agent']) for e in entries] == [('a1', 'a2', 'a'), ('e1', 'e2', 'e')]
+    assert all(e['evidence'] == 'shown' and e['env'] == 'x' for e in entries)
+    assert [r.split(':')[0] for r in refused] == ['b|x', 'd|x']     # b: golden runs differ; d: an unchecked class

@@ -4,6 +4,7 @@
     python tools/golden.py record               # write tests/golden/golden_runs.json from the current code
     python tools/golden.py check                # compare the current code with it, bit for bit; exit 1 on any difference
     python tools/golden.py check --only dqn@chain,tdu@deep_sea --file other.json
+    python tools/golden.py lineage --since REV  # after a refactor: keep the records that REV's code computed
 
 The cases are not listed here: every registered agent declares its own (`GoldenCase`s in its `AgentEntry`, see
 `uncertain_rl.base`), so a new agent, ours or an installed package's (entry-point group `uncertain_rl.agents`), has
@@ -17,12 +18,25 @@ Two checks, so that no machine skips them:
   every integer and boolean array (actions in the replay, episode lengths, counts, the solved-at episode) bit for
   bit, so every decision is the same, and each float array's sum within `RTOL` of its sum of magnitudes.
 `check` says which one it ran and on which kind; `record` says on which kind it recorded.
+
+`lineage --since REV` keeps stored results valid across a refactor. It fingerprints the code that trains each
+(agent, environment) at REV (a temporary git worktree) and in this checkout; for the agents whose fingerprint moved it
+runs their golden runs with REV's code and with this code, and requires both to be bit-identical to the golden file
+(on the machine kind that recorded it, not within a tolerance). Each moved fingerprint whose agent passed, and whose
+environment class either kept its source or has a golden run of that agent, becomes an entry *old -> new* in the
+package's `uncertain_rl/suites/equivalent_code.json`: the store then finds the records REV's code computed instead of
+training them again, and the report counts them as current (`uncertain_rl.suites.store.same_code`). Commit the file
+with the refactor.
 """
 import argparse
 import hashlib
 import json
+import os
 import platform
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import jax
@@ -128,15 +142,113 @@ def compare(golden: dict, current: dict, exact: bool = True, rtol: float = RTOL)
     return problems
 
 
+ROOT = Path(__file__).resolve().parent.parent
+EQUIVALENT = ROOT / 'uncertain_rl' / 'suites' / 'equivalent_code.json'
+_FINGERPRINTS = """
+import json, warnings
+warnings.filterwarnings('ignore')
+from uncertain_rl import registry
+from uncertain_rl.suites.store import code_fingerprint, run_fingerprint
+out = {}
+for agent in registry.AGENTS:
+    for env_name in registry.ENVS:
+        if not registry.runs_on(agent, env_name): continue
+        env = registry.make_env(env_name, %r.get(env_name, 1), 42)
+        out[f'{agent}|{env_name}'] = dict(run=run_fingerprint(agent, env), env=code_fingerprint(type(env)),
+                                          env_class=f'{type(env).__module__}.{type(env).__qualname__}')
+print(json.dumps(out))
+"""
+
+
+def run_with(package_root: Path, args: list, capture: bool = True) -> subprocess.CompletedProcess:
+    "This file's `args` (or a `-c` program) run by a Python whose `uncertain_rl` is the one under `package_root`."
+    env = dict(os.environ, PYTHONPATH=str(package_root))
+    cmd = [sys.executable, *args] if args[0] == '-c' else [sys.executable, __file__, *args]
+    return subprocess.run(cmd, env=env, capture_output=capture, text=True, cwd=package_root)
+
+
+def code_fingerprints(package_root: Path) -> dict:
+    "{'agent|env': {run, env, env_class}} for every registered agent on every environment it runs on, at `package_root`."
+    done = run_with(package_root, ['-c', _FINGERPRINTS % ENV_SIZES])
+    if done.returncode: sys.exit(f'fingerprinting the code under {package_root} failed:\n{done.stderr[-3000:]}')
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def equivalences(old: dict, new: dict, passed: set, golden_classes: dict, evidence: str) -> tuple:
+    """Entries *old -> new* for the (agent, environment) pairs whose fingerprint moved, and the reasons others were not
+    shown: the agent's golden runs must all have passed (`passed`), and the environment class must have kept its
+    source or be one the agent's golden runs train on (`golden_classes`: agent -> classes)."""
+    entries, refused = [], []
+    for pair in sorted(set(old) & set(new)):
+        agent, env_name = pair.split('|')
+        if old[pair]['run'] == new[pair]['run']: continue
+        if agent not in passed: refused.append(f'{pair}: its golden runs were not bit-identical'); continue
+        if old[pair]['env'] != new[pair]['env'] and new[pair]['env_class'] not in golden_classes.get(agent, ()):
+            refused.append(f"{pair}: {new[pair]['env_class']} changed and no golden run of {agent} trains on it")
+            continue
+        entries.append(dict(old=old[pair]['run'], new=new[pair]['run'], agent=agent, env=env_name, evidence=evidence))
+    return entries, refused
+
+
+def lineage(since: str, only_changed: bool = True) -> int:
+    "`lineage --since REV` (module docstring): write the equivalences it shows; the number written."
+    golden = json.loads(GOLDEN.read_text())
+    if not same_kind(golden['machine']):
+        sys.exit(f"lineage needs the golden runs bit for bit, on the kind that recorded them ({golden['machine']}); "
+                 f"this is {machine()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / 'since'
+        subprocess.run(['git', '-C', str(ROOT), 'worktree', 'add', '--detach', '-q', str(tree), since], check=True)
+        try:
+            old, new = code_fingerprints(tree), code_fingerprints(ROOT)
+            moved = sorted({p.split('|')[0] for p in set(old) & set(new) if old[p]['run'] != new[p]['run']})
+            print(f'fingerprints moved for {len(moved)} agents: {", ".join(moved) or "none"}', flush=True)
+            runs = [run for run, _, agent, _, _ in cases() if agent in moved]
+            passed = set(moved)
+            for where in (tree, ROOT):           # the golden runs, with REV's code and with this code
+                if not runs: break
+                done = run_with(where, ['check', '--only', ','.join(runs), '--file', str(GOLDEN)])
+                print(f'golden check with the code at {where}: exit {done.returncode}', flush=True)
+                if done.returncode == 0: continue
+                failed = {line.split(' ')[0].rstrip(':') for line in done.stdout.splitlines()} & set(runs)
+                print('\n'.join(done.stdout.splitlines()[-20:] + done.stderr.splitlines()[-5:]))
+                passed -= {agent for r, _, agent, _, _ in cases() if r in failed} if failed else passed
+        finally:
+            subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tree)], check=False)
+    from uncertain_rl.registry import make_env
+    golden_classes = {}
+    for _, _, agent, _, env_name in cases():
+        env = make_env(env_name, ENV_SIZES.get(env_name, 1), 42)
+        golden_classes.setdefault(agent, set()).add(f'{type(env).__module__}.{type(env).__qualname__}')
+    commit = subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--short', since], capture_output=True,
+                            text=True).stdout.strip()
+    evidence = (f"golden runs bit-identical with the code at {commit} and after it, on {golden['machine']['cpu']} "
+                f"(jax {golden['machine']['jax']}), {time.strftime('%Y-%m-%d')}")
+    entries, refused = equivalences(old, new, passed, golden_classes, evidence)
+    for line in refused: print(f'not shown: {line}')
+    table = json.loads(EQUIVALENT.read_text())
+    have = {(e['old'], e['new']) for e in table['replaced']}
+    fresh = [e for e in entries if (e['old'], e['new']) not in have]
+    table['replaced'] += fresh
+    EQUIVALENT.write_text(json.dumps(table, indent=1) + '\n')
+    print(f'wrote {len(fresh)} equivalences to {EQUIVALENT.relative_to(ROOT)} ({len(entries) - len(fresh)} already there)')
+    return len(fresh)
+
+
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description='Golden runs of every registered agent.')
-    p.add_argument('what', choices=('list', 'record', 'check'))
+    p.add_argument('what', choices=('list', 'record', 'check', 'lineage'))
+    p.add_argument('--since', default='', help='lineage: the revision whose stored records the refactor keeps')
     p.add_argument('--only', default='', help='comma-separated runs (CASE@ENV) instead of all')
     p.add_argument('--file', default=str(GOLDEN), help='the golden file (default: tests/golden/golden_runs.json)')
     a = p.parse_args()
     only = [r for r in a.only.split(',') if r]
     if a.what == 'list':
         for run, _, agent, overrides, env in cases(): print(f'{run}  ({agent}, {overrides or "defaults"})')
+        sys.exit(0)
+    if a.what == 'lineage':
+        if not a.since: sys.exit('lineage needs --since REV (the revision before the refactor)')
+        lineage(a.since)
         sys.exit(0)
     if a.what == 'record':
         path = Path(a.file)

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['METRICS', 'Z80', 'VERDICTS', 'COMMITTED_CLAIMS', 'COMMITTED_ORACLES', 'CLAIM_FIGURES', 'finite', 'one_computation',
-           'mean_interval', 'current_code', 'leaderboard', 'score_matrix', 'aggregates', 'slope_bootstrap_p', 'compare',
-           'config_difference', 'claim_runs', 'missing_runs', 'stale_arms', 'check_claim', 'check_claims',
-           'table_markdown', 'aggregates_markdown', 'claims_markdown', 'report', 'reproductions', 'load_oracles',
-           'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard', 'plot_profiles', 'plot_survival',
-           'plot_scaling', 'plot_solved']
+           'mean_interval', 'current_code', 'is_current', 'leaderboard', 'score_matrix', 'aggregates',
+           'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs', 'missing_runs', 'stale_arms',
+           'check_claim', 'check_claims', 'table_markdown', 'aggregates_markdown', 'claims_markdown', 'report',
+           'reproductions', 'load_oracles', 'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard',
+           'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved']
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
@@ -27,11 +27,15 @@ def finite(x):
 
 
 def one_computation(records: list) -> tuple:
-    """The records of the most-run (configuration, code, jax) among `records`, and how many records were left out.
+    """The records of the most-run (configuration, code, jax) among `records`, and how many records were left out;
+    code that replaced other code without changing behaviour is the same code (`store.same_code`).
     Between computations with as many records, the newest (the latest `finished`): a complete rerun by changed code
     replaces the stale runs it repeats."""
-    groups = {}
-    for r in records: groups.setdefault((r['config_hash'], r['code'], r['jax'], r['jaxlib']), []).append(r)
+    from uncertain_rl.suites.store import same_code
+    groups, family = {}, {}           # code shown to compute the same (`same_code`) counts as one computation
+    for r in records:
+        if r['code'] not in family: family[r['code']] = min(same_code(r['code']))
+        groups.setdefault((r['config_hash'], family[r['code']], r['jax'], r['jaxlib']), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
     return best, len(records) - len(best)
@@ -52,6 +56,12 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
     return run_fingerprint(agent, registry.make_env(suites()[suite_name].env, size, setting.get('mapping_seed', 42)))
 
 
+def is_current(record: dict, suite_name: str) -> bool:
+    "Whether this checkout would compute `record` with the same code: its fingerprint, or one it replaced (`same_code`)."
+    from uncertain_rl.suites.store import same_code
+    return record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
+
+
 def leaderboard(records: list, check_code: bool = True) -> list:
     "One row per (table design, suite, arm): the configuration that ran, seeds' scores and their interval, time, code."
     groups = {}
@@ -67,7 +77,7 @@ def leaderboard(records: list, check_code: bool = True) -> list:
         rows.append(dict(design=design, profile=design.partition(':')[2], suite=suite_name, arm=arm,
                          agent=rs[0]['agent'], protocol='bsuite', config_hash=rs[0]['config_hash'],
                          config=json.loads(rs[0]['config']), code=rs[0]['code'], jax=rs[0]['jax'],
-                         stale=check_code and current_code(rs[0]['agent'], suite_name, rs[0]['setting']) != rs[0]['code'],
+                         stale=check_code and not is_current(rs[0], suite_name),
                          runs=len(rs), seeds=len(seeds), left_out=left_out, score=score, score_interval=[lo, hi],
                          score_sd=float(np.std(summary['seed_scores'])), budgets=sorted({r['budget'] for r in rs}),
                          **summary, seconds=compile_seconds + run_seconds, compile_seconds=compile_seconds,
@@ -206,7 +216,7 @@ def stale_arms(claim: Claim, by_arm: dict) -> list:
     "The arms whose records this checkout's code would no longer compute (their fingerprint differs): rerun them."
     return [label for label, rs in by_arm.items()
             if rs and rs[0].get('agent') and rs[0].get('code')
-            and current_code(rs[0]['agent'], claim.suite, rs[0]['setting']) != rs[0]['code']]
+            and not is_current(rs[0], claim.suite)]
 
 
 def check_claim(records: list, claim: Claim, check_code: bool = True) -> dict:
