@@ -25,7 +25,7 @@ NBS, DOCS, OUT, SRC = ROOT / 'nbs', ROOT / 'docs', ROOT / '_docs', ROOT / '_docs
 FOUNDATIONS = {   # caption -> notebooks, in reading order; the methods' sections come from the agents' declarations
     'Building blocks': ['00_checks', '01_base', '02_ensembles', '03_replay', '04_learning', '05_acting', '06_loops',
                         '06a_runtime', '07_agents.ensemble_q'],
-    'Environments': ['10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain', '14_envs.cartpole',
+    'Environments': ['09_envs.core', '10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain', '14_envs.cartpole',
                      '15_envs.noise'],
 }
 APPLICATIONS = {

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['PRNGKey', 'State', 'Hparams', 'Metrics', 'InitFn', 'ActFn', 'ObserveFn', 'GreedyFn', 'CellSignalsFn', 'MakeFn',
-           'GYMNAX_CORE', 'Transition', 'Cells', 'Agent', 'EnvSpec', 'gymnax_spec', 'Signal', 'Preset', 'GoldenCase',
-           'DocsSection', 'AgentEntry', 'EnvFacts', 'EnvEntry', 'gymnax_core', 'RunningStatistics']
+           'Transition', 'Cells', 'Agent', 'EnvSpec', 'gymnax_spec', 'Signal', 'Preset', 'GoldenCase', 'DocsSection',
+           'AgentEntry', 'EnvFacts', 'EnvEntry']
 
 # %% ../nbs/01_base.ipynb #24b79c0b
 from dataclasses import dataclass, field
@@ -207,52 +207,3 @@ class EnvEntry:
         "What this environment declares to agents, at its parameters `params`."
         value_range = None if self.value_range is None else lambda discount: self.value_range(params, discount)
         return EnvFacts(value_range, self.horizon)
-
-# %% ../nbs/01_base.ipynb #fb43cdec
-GYMNAX_CORE = ('gymnax.environments.environment', 'gymnax.environments.spaces')
-
-
-class _HandOverGymnaxCore:
-    "Import hook: when `gymnax.environments` is imported for real, it gets the two modules `gymnax_core` loaded."
-    def find_spec(self, name, path=None, target=None):
-        if name != 'gymnax.environments': return None
-        import importlib.util, sys
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        load = spec.loader.exec_module
-        def exec_module(module):
-            for full in GYMNAX_CORE: setattr(module, full.rsplit('.', 1)[1], sys.modules[full])
-            load(module)
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-def gymnax_core() -> tuple:
-    "gymnax's `(environment, spaces)` modules, loaded without gymnax's package import unless gymnax is imported already."
-    import importlib, importlib.util, sys
-    if 'gymnax.environments' in sys.modules: return tuple(importlib.import_module(n) for n in GYMNAX_CORE)
-    if all(n in sys.modules for n in GYMNAX_CORE): return tuple(sys.modules[n] for n in GYMNAX_CORE)
-    found = importlib.util.find_spec('gymnax')
-    if found is None: raise ImportError('gymnax is not installed: pip install gymnax')
-    for name in GYMNAX_CORE:
-        path = f"{found.submodule_search_locations[0]}/environments/{name.rsplit('.', 1)[1]}.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = sys.modules[name] = importlib.util.module_from_spec(spec)
-        try: spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-    sys.meta_path.insert(0, _HandOverGymnaxCore())
-    return tuple(sys.modules[n] for n in GYMNAX_CORE)
-
-# %% ../nbs/01_base.ipynb #47fecaa7
-class RunningStatistics:
-    """Mixin for a gymnax environment whose state fields `RUNNING_STATISTICS` outlive episodes: gymnax's auto-reset,
-    then those fields copied from the step's `info`. List it first: `class E(RunningStatistics, Environment)`."""
-    RUNNING_STATISTICS: tuple = ()
-
-    def step(self, key, state, action, params=None):
-        "gymnax's auto-resetting step, keeping the running statistics across episodes."
-        obs, state, reward, terminated, truncated, info = super().step(key, state, action, params)
-        state = state.replace(**{k: info[k] for k in self.RUNNING_STATISTICS})
-        return obs, state, reward, terminated, truncated, info

@@ -6,7 +6,7 @@
 __all__ = ['VAR_FLOOR', 'WEIGHTINGS', 'VARIANCES', 'IV_RL_CARTPOLE', 'IV_RL_MOUNTAINCAR', 'ratio_or_zero', 'biv_weights',
            'biv_loss', 'effective_batch_size', 'biv_ebs', 'kantorovich_ratio', 'xi_bracket', 'solve_xi', 'gaussian_nll',
            'sampled_variance', 'mixture_variance', 'target_variance', 'uwac_weights', 'sunrise_weights', 'loss_weights',
-           'BIVConfig']
+           'BIVConfig', 'member_weights']
 
 # %% ../nbs/70_biv.ipynb #bv000005
 from dataclasses import dataclass
@@ -154,6 +154,14 @@ class BIVConfig(Config):
     log_var_clip: float = option(20., number(0, low_open=True), help='clip of the predicted log-variance')
     uwac_beta: float = option(1.6, number(0, low_open=True), traced=True, help='UWAC weighting: β')
     sunrise_temperature: float = option(20., number(0, low_open=True), traced=True, help='SUNRISE weighting: T')
+
+# %% ../nbs/70_biv.ipynb #bvmw0002
+def member_weights(config: BIVConfig, hparams, var: jax.Array, valid: jax.Array, member_axis: int = 0) -> jax.Array:
+    """Per-member loss weights of target variances `var` over each member's `valid` samples (own ξ each), in the
+    layout of `var`: members on `member_axis` (`[N, B]` by default; IV-DQN's batches are `[B, N]`)."""
+    weigh = lambda v, m: loss_weights(config.weighting, v, m, ratio=hparams.mebs_ratio, xi=config.xi,
+                                      beta=hparams.uwac_beta, temperature=hparams.sunrise_temperature)
+    return jax.vmap(weigh, in_axes=member_axis, out_axes=member_axis)(var, valid)
 
 # %% ../nbs/70_biv.ipynb #64db2ee8
 # The IV-RL authors' bsuite code (Mai et al., 2022) on cartpole_noise, for IV-DQN and its baselines alike: 5 members,

@@ -18,8 +18,8 @@ from ..acting import ensemble_vote
 from .boot_dqn import bootstrap_act, bootstrap_observe
 from .ensemble_q import (EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
                                             cells_batch, state_q, target_table_rows, target_values)
-from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, mixture_variance,
-                              sampled_variance, target_variance)
+from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, member_weights,
+                              mixture_variance, sampled_variance, target_variance)
 from ..checks import option, integer, number, optional
 from ..ensembles import KERNEL_INITS, make_ensemble, one_hot_index
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
@@ -87,9 +87,7 @@ def iv_loss(qnet: QNetwork, config: IVDQNConfig):
         h = state.hparams
         t = iv_targets(qnet, config, online, state, batch)
         mask = batch['mask'] > 0
-        weigh = lambda v, m: loss_weights(config.weighting, v, m, ratio=h.mebs_ratio, xi=config.xi,
-                                          beta=h.uwac_beta, temperature=h.sunrise_temperature)
-        w = jax.vmap(weigh, in_axes=1, out_axes=1)(t['var'], mask)          # [B, K], per member over the batch
+        w = member_weights(config, h, t['var'], mask, member_axis=1)          # [B, K], per member over the batch
         weighted = jnp.sum(w * jnp.square(t['mu'] - t['target']), 0)
         la = gaussian_nll(t['mu'].T, t['log_var'].T, t['target'].T, mask.T, log_var_clip=config.log_var_clip)
         per_member = weighted + h.la_weight * la

@@ -8,8 +8,8 @@ __all__ = ['LOG_STD_MIN', 'LOG_STD_MAX', 'EXPLORATIONS', 'SAC_PRESETS', 'ENTRIES
            'SACConfig', 'sac_config', 'SACNetworks', 'make_networks', 'policy', 'critic', 'members_policy',
            'members_critic', 'cross_critic', 'dense_layers', 'dense', 'observation_part',
            'critic_from_observation_part', 'other_members', 'with_own_values', 'cross_critic_per_action_set',
-           'twin_mixture_variance', 'SACState', 'init_sac', 'sample_weights', 'critic_terms', 'actor_terms', 'sac_loss',
-           'sac_update', 'ucb_choice', 'mask_with_one', 'make_sac']
+           'twin_mixture_variance', 'SACState', 'init_sac', 'critic_terms', 'actor_terms', 'sac_loss', 'sac_update',
+           'ucb_choice', 'mask_with_one', 'make_sac']
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0004
 from dataclasses import dataclass
@@ -21,8 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, mixture_variance,
-                              sampled_variance, target_variance)
+from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, member_weights,
+                              mixture_variance, sampled_variance, target_variance)
 from ..checks import Config, Hparams, option, choice, integer, number, optional, sizes, boolean
 from ..ensembles import KERNEL_INITS, MLP
 from ..learning import member_optimizer, fused_step
@@ -263,13 +263,6 @@ def init_sac(nets: SACNetworks, config: SACConfig, key: jax.Array, obs: jax.Arra
                     jnp.int32(0), jnp.int32(0), hparams)
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0024
-def sample_weights(config: SACConfig, h: Hparams, var: jax.Array, valid: jax.Array) -> jax.Array:
-    "Per-member weights `[N, B]` of `var [N, B]` over each member's valid samples (`config.weighting`, own ξ each)."
-    weigh = lambda v, m: loss_weights(config.weighting, v, m, ratio=h.mebs_ratio, xi=config.xi, beta=h.uwac_beta,
-                                      temperature=h.sunrise_temperature)
-    return jax.vmap(weigh)(var, valid)
-
-
 def critic_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: SACState, batch: dict,
                  key: jax.Array) -> dict:
     '''Member j's soft target at its own `a' ~ pi_j(s')` and target critics, the target's variance (Algorithm 3,
@@ -292,7 +285,7 @@ def critic_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: S
     else:
         var = jnp.ones_like(target)
     mask = batch['mask'].T                                                             # [N, B]
-    w = sample_weights(config, h, var, mask > 0)
+    w = member_weights(config, h, var, mask > 0)
     mu, log_var = members_critic(nets, critics, batch['obs'], jnp.broadcast_to(batch['action'], (N, *batch['action'].shape)))
     nll = gaussian_nll(mu, log_var, target[:, None], mask[:, None], log_var_clip=config.log_var_clip)   # [N, 2]
     loss = jnp.sum(w[:, None] * jnp.square(mu - target[:, None]), -1) + h.la_weight * nll
@@ -313,7 +306,7 @@ def actor_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: SA
     if config.uses_variance and config.actor_weighting:
         mu_x, lv_x = cross_critic_per_action_set(sg(critics), batch['obs'], sg(action), (sg(q), sg(q_log_var)))
         var = sg(twin_mixture_variance(mu_x, lv_x, jnp.argmin(sg(q), 1), config.variance, config.log_var_clip))
-        w = sample_weights(config, state.hparams, var, mask > 0)
+        w = member_weights(config, state.hparams, var, mask > 0)
     else:
         var = jnp.ones_like(q_min)
         w = jax.vmap(lambda v, m: loss_weights('uniform', v, m))(var, mask > 0)

@@ -19,7 +19,7 @@ import numpy as np
 from flax import struct
 
 from ..acting import random_argmax, linear_epsilon
-from .ensemble_q import (ReplayLearnerConfig, flat_observation, gradient_clip_scope, learn,
+from .ensemble_q import (ReplayLearnerConfig, flat_observation, learn,
                                             target_table_rows, tabulate_rows, table_or_evaluate)
 from ..checks import option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index
@@ -259,7 +259,7 @@ def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.
     zero = jnp.float32(0.)
     prior = nets.prior.init(k_prior, x)
     return PEDQNState(online=online, target=online, prior=prior,
-                      opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps, gradient_clip_scope(config)).init(online),
+                      opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope()).init(online),
                       replay=replay_init(item, config.replay_capacity), env_steps=jnp.int32(0), sgd_steps=jnp.int32(0),
                       episodes=jnp.int32(0), w_act=zero, bonus_act=zero, hparams=hparams,
                       target_q=pe_target_table(nets, online, prior, hparams) if nets.table_rows else None)

@@ -14,8 +14,8 @@ from flax import struct
 from ..checks import check_int
 
 # %% ../../nbs/12_envs.binary_tree.ipynb #31cf40b5
-from uncertain_rl.base import gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
+from uncertain_rl.envs.core import gymnax_core
+environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/12_envs.binary_tree.ipynb #aa74c0b6
 @struct.dataclass

@@ -14,8 +14,8 @@ from flax import struct
 from ..checks import check_number
 
 # %% ../../nbs/14_envs.cartpole.ipynb #73cb5b91
-from uncertain_rl.base import RunningStatistics, gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
+from uncertain_rl.envs.core import RunningStatistics, gymnax_core
+environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cp000006
 @struct.dataclass

@@ -14,8 +14,8 @@ from flax import struct
 from ..checks import check_int
 
 # %% ../../nbs/13_envs.chain.ipynb #f09127ae
-from uncertain_rl.base import gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
+from uncertain_rl.envs.core import gymnax_core
+environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/13_envs.chain.ipynb #fa4701b2
 @struct.dataclass

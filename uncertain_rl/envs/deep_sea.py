@@ -17,8 +17,8 @@ from ..checks import check_int, check_bool, check_number, check_choice
 from ..base import Cells, Transition
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #1cb8cd73
-from uncertain_rl.base import RunningStatistics, gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (base)
+from uncertain_rl.envs.core import RunningStatistics, gymnax_core
+environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #b32d7e14
 def deep_sea_action_mapping(size: int, mapping_seed: int = 0, randomize_actions: bool = True) -> np.ndarray:

@@ -15,8 +15,8 @@ from flax import struct
 from ..checks import check_number
 
 # %% ../../nbs/15_envs.noise.ipynb #3a082a27
-from uncertain_rl.base import gymnax_core
-environment, _ = gymnax_core()                 # gymnax's base class, without its package import (base)
+from uncertain_rl.envs.core import gymnax_core
+environment, _ = gymnax_core()                 # gymnax's base class, without its package import (envs.core)
 
 # %% ../../nbs/15_envs.noise.ipynb #rn0006
 @struct.dataclass
