@@ -1,6 +1,7 @@
 # nbdev 2's standard setup.py: every setting lives in settings.ini; edit there, not here.
 from configparser import ConfigParser
-import setuptools, shlex
+import setuptools
+import shlex
 
 config = ConfigParser(delimiters=['='])
 config.read('settings.ini', encoding='utf-8')

@@ -18,7 +18,11 @@ Metrics, per seed, then mean and standard error over seeds:
 Soft checks: every ensemble method's final greedy return >= -250; IV-SAC's AUC >= ensemble SAC's on
 `pendulum_noise`. Writes `runs.npz` files and `summary.md` to `--out`, the figure to `nbs/figures/iv_sac_pendulum.png`.
 """
-import argparse, json, os, platform, time
+import argparse
+import json
+import os
+import platform
+import time
 from pathlib import Path
 
 import jax

@@ -15,7 +15,9 @@ and a two-sided Mann-Whitney U test of C51 against QR per statistic. Each projec
 same network weights under every statistic and projection. Writes `table.md` and the bar chart to `--out`, and the bar
 chart and a heat map of one seed's visit counts to `--figures`.
 """
-import argparse, os, time
+import argparse
+import os
+import time
 from functools import partial
 
 import jax

@@ -3,7 +3,8 @@ evaluations or snapshots): the numbers the suite's `cpu` profile is sized with (
 
     python benchmarks/suite_agent_speed.py boot_dqn,dqn,tdu,...   > results/suite/agent_speed_ds14.jsonl
 """
-import json, sys, time
+import json
+import sys
 from uncertain_rl.experiments import Experiment, run
 agents = sys.argv[1].split(',')
 for a in agents:

@@ -7,7 +7,11 @@ vmapped call trains every (beta, lambda, seed); beta = 0 is Bootstrapped DQN wit
 Solved = bsuite's rule (first episode with bad fraction < 0.9, or < 0.8 from episode 100 on when stochastic) before
 2^size + 100 episodes. Writes `results.csv`, `summary.md` and `tdu_sweep.png` to `--out`.
 """
-import argparse, json, os, platform, time
+import argparse
+import json
+import os
+import platform
+import time
 
 import jax
 import numpy as np

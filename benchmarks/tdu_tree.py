@@ -7,7 +7,11 @@ every run has solved.
 Solved = the last 10 episodes run by an exploiter head all reached the reward (`tree_solved_at`); unsolved runs
 count at the episode budget in the median. Writes `results.csv`, `summary.md` and `tdu_tree.png` to `--out`.
 """
-import argparse, json, os, platform, time
+import argparse
+import json
+import os
+import platform
+import time
 
 import jax
 import numpy as np

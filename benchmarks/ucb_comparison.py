@@ -14,7 +14,11 @@ off for every agent (the paper is ambiguous: Algorithms 1-3 never mention epsilo
 among the hyperparameters common to all algorithms; report both). Writes `results.csv`, `summary.md` and
 `ucb_comparison.png` to `--out`.
 """
-import argparse, json, os, platform, time
+import argparse
+import json
+import os
+import platform
+import time
 
 import jax
 import numpy as np

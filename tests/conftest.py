@@ -8,16 +8,14 @@ import subprocess
 import time
 from pathlib import Path
 
-import jax
 import pytest
-import numpy as np
 
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl import runtime
 
 runtime.setup()           # as `experiments.run` and the command line do: every test sees the same devices, whatever runs first
-from uncertain_rl.experiments import Experiment, run
-from uncertain_rl.registry import make_agent, make_env
+from uncertain_rl.experiments import Experiment, run  # noqa: E402 (after runtime.setup)
+from uncertain_rl.registry import make_agent, make_env  # noqa: E402
 
 
 def cli(*args, timeout: int = 600) -> subprocess.CompletedProcess:

@@ -1,7 +1,7 @@
-"""A third-party agent registers through the entry-point group `uncertain_rl.agents`, from a package of its own, in
-one file, without editing ours. We install a toy one the way pip would (its module and a `.dist-info` with the entry
-point, on the path of fresh processes) and check that the command line, the viewer, the documentation build and the
-golden tool all pick it up."""
+"""A third-party agent registers through the entry-point group `uncertain_rl.agents`, and a third-party environment
+through `uncertain_rl.envs`, each from a package of its own, in one file, without editing ours. We install a toy of
+each the way pip would (its module and a `.dist-info` with the entry point, on the path of fresh processes) and check
+that the command line, the viewer, the documentation build and the golden tool all pick them up."""
 import json
 import os
 import subprocess
@@ -36,15 +36,44 @@ ENTRIES = (AgentEntry('toy', DQNConfig, make_toy, 'a toy: DQN with a signal of i
 '''
 
 
+TOY_ENV = '''"""A toy environment in one file: Deep Sea under a name of its own, with its own solved rule and horizon."""
+import numpy as np
+
+from uncertain_rl.base import EnvEntry
+from uncertain_rl.envs.deep_sea import DeepSea
+
+
+class ToySea(DeepSea):
+    "Deep Sea under a name of its own (its cells, for the viewer, are Deep Sea's)."
+
+
+def solved(logs):
+    "Solved at the first episode that found the treasure (0: never)."
+    found = np.asarray(logs['denoised_return']) > 0
+    return np.where(found.any(-1), found.argmax(-1) + 1, 0)
+
+
+ENTRIES = (EnvEntry('toy_sea', lambda size, mapping_seed: ToySea(size, mapping_seed=mapping_seed),
+                    'a toy: Deep Sea under its own name', solved=solved, value_range=lambda params, discount: (-1., 1.),
+                    horizon=50),)
+'''
+
+
+def install(d, module: str, text: str, group: str, name: str) -> None:
+    "Write `module` and a `.dist-info` whose entry point `name` in `group` names its ENTRIES, as pip installs it."
+    (d / f'{module}.py').write_text(text)
+    info = d / f'{module}-0.1.dist-info'
+    info.mkdir()
+    (info / 'METADATA').write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 0.1\n")
+    (info / 'entry_points.txt').write_text(f'[{group}]\n{name} = {module}:ENTRIES\n')
+
+
 @pytest.fixture(scope='module')
 def site(tmp_path_factory):
-    "A folder holding the toy package, installed as pip installs it: module, METADATA and entry_points.txt."
+    "A folder holding the toy packages, installed as pip installs them: module, METADATA and entry_points.txt."
     d = tmp_path_factory.mktemp('site')
-    (d / 'toy_agent.py').write_text(TOY)
-    info = d / 'toy_agent-0.1.dist-info'
-    info.mkdir()
-    (info / 'METADATA').write_text('Metadata-Version: 2.1\nName: toy-agent\nVersion: 0.1\n')
-    (info / 'entry_points.txt').write_text('[uncertain_rl.agents]\ntoy = toy_agent:ENTRIES\n')
+    install(d, 'toy_agent', TOY, 'uncertain_rl.agents', 'toy')
+    install(d, 'toy_env', TOY_ENV, 'uncertain_rl.envs', 'toy_sea')
     return d
 
 
@@ -84,6 +113,28 @@ def test_the_docs_and_the_golden_tool_pick_it_up(site, tmp_path):
     assert list(runs) == ['toy@deep_sea'] and 'logs/episode_return' in runs['toy@deep_sea']
 
 
+def test_a_toy_environment_reaches_the_command_line_the_viewer_and_the_docs(site, tmp_path):
+    r = python(site, '-m', 'uncertain_rl', 'train', '--help')
+    assert r.returncode == 0 and 'toy_sea' in r.stdout, r.stderr
+    r = python(site, '-m', 'uncertain_rl', 'envs', 'toy_sea')
+    assert r.returncode == 0 and 'a toy: Deep Sea under its own name' in r.stdout and 'horizon 50 episodes' in r.stdout \
+        and 'declares solved, value_range' in r.stdout and 'module toy_env' in r.stdout, r.stdout + r.stderr
+    out = tmp_path / 'run'
+    r = python(site, '-m', 'uncertain_rl', 'train', '--agent', 'toy', '--env', 'toy_sea', '--size', '4', '--episodes',
+               '12', '--seeds', '1', '--snapshots', '3', '--out', str(out), '--no-progress')   # a plugin agent on it too
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / 'summary.json').read_text())
+    assert summary['experiment']['env'] == 'toy_sea' and summary['agent'] == 'toy'
+    r = python(site, '-m', 'uncertain_rl', 'view', str(out))
+    assert r.returncode == 0 and (out / 'viewer.html').is_file(), r.stderr
+    src = tmp_path / 'docs_src'
+    r = python(site, '-c', f'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources({str(src)!r}); '
+                           f'print(open({str(src / "environments.md")!r}).read())')
+    assert r.returncode == 0, r.stderr
+    assert '| `toy_sea` | a toy: Deep Sea under its own name |' in r.stdout and 'module `toy_env`' in r.stdout
+    assert '| `deep_sea` |' in r.stdout                                   # ours beside it
+
+
 def test_without_the_package_it_is_not_there():
-    from uncertain_rl.registry import AGENTS
-    assert 'toy' not in AGENTS
+    from uncertain_rl.registry import AGENTS, ENVS
+    assert 'toy' not in AGENTS and 'toy_sea' not in ENVS

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from uncertain_rl.suites import report, store
-from uncertain_rl.suites.core import PROFILES, claims, suites
+from uncertain_rl.suites.core import claims, suites
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, '-m', 'uncertain_rl', 'suite', 'run', '--agents', 'boot_dqn', '--suite', 'deep_sea',

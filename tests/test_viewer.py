@@ -230,9 +230,7 @@ def test_the_app_asks_for_its_token_and_refuses_other_hosts():
 
 def test_a_corrupt_snapshots_file_is_named_in_one_line(tmp_path):
     "A truncated snapshots.npz, or one whose metadata or shapes are wrong: `view` answers in one line (exit 2)."
-    import json as _json
     import shutil
-    import numpy as np
     from uncertain_rl.rundir import load_snapshots, save_snapshots
     good = load_snapshots(EXAMPLES[0])
     cases = {'truncated': None,

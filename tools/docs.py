@@ -23,17 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, DOCS, OUT, SRC = ROOT / 'nbs', ROOT / 'docs', ROOT / '_docs', ROOT / '_docs_src'
 
 FOUNDATIONS = {   # caption -> notebooks, in reading order; the methods' sections come from the agents' declarations
-    'Building blocks': ['00_checks', '01_base', '02_ensembles', '03_replay', '04_learning', '05_acting', '06_loops',
+    'Building blocks': ['00_checks', '00a_testing', '01_base', '02_ensembles', '03_replay', '04_learning', '05_acting', '06_loops',
                         '06a_runtime', '07_agents.ensemble_q'],
-    'Environments': ['09_envs.core', '10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain', '14_envs.cartpole',
-                     '15_envs.noise'],
+    'Environments': ['09_envs.core', '10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain',
+                     '14_envs.cartpole', '15_envs.noise'],
 }
 APPLICATIONS = {
     'Experiments': ['80_metrics', '81_registry', '82_rundir', '83_experiments', '84_suites.stats', '85_suites.core',
                     '86_suites.deep_sea', '87_suites.cartpole_noise', '88_suites.store', '89_suites.report', '97_results'],
     'The viewer and the command line': ['90_app.viewer', '91_app.cli', '92_app.main', '98_api'],
 }
-REFERENCE = ['architecture', 'agents', 'api']          # pages of docs/ (architecture, api) and derived (agents)
+REFERENCE = ['architecture', 'agents', 'environments', 'api']   # pages of docs/ (architecture, api), derived (agents, environments)
 PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'   # its offline viewer page is the site's static preview
 
 
@@ -88,7 +88,7 @@ def home_page() -> str:
     text = re.sub(r'\]\(nbs/figures/', '](figures/', text)
     text = re.sub(r'src="nbs/figures/', 'src="figures/', text)
     text = re.sub(r'\]\(docs/([^)]+?)\.md\)', r'](\1.md)', text)
-    return re.sub(r'\]\((?!https?:|#|figures/)([^)]+?/[^)]*)\)', rf'](https://github.com/uncertain-rl/uncertain_rl/blob/main/\1)',
+    return re.sub(r'\]\((?!https?:|#|figures/)([^)]+?/[^)]*)\)', r'](https://github.com/uncertain-rl/uncertain_rl/blob/main/\1)',
                   text)                                    # other files of the repository: on GitHub
 
 
@@ -115,6 +115,20 @@ def agents_page() -> str:
     return '\n'.join(lines)
 
 
+def environments_page() -> str:
+    "Every registered environment: description, what it declares, horizon, preset, and the notebook that documents it."
+    from uncertain_rl.registry import env_catalog
+    lines = ['# Environments', '', 'Every registered environment, as the registry knows it (ours, declared by the '
+             'environment modules; those of installed packages through the entry-point group `uncertain_rl.envs`; and '
+             'those registered at run time). `uncertain-rl envs` prints the same; `bsuite:ID` runs any of bsuite\'s own.',
+             '', '| environment | what | actions | horizon | preset | declares | notebook |', '|---|---|---|---|---|---|---|']
+    for e in env_catalog():
+        notebook = f"[{e['notebook']}]({e['notebook']}.ipynb)" if e['notebook'] else f"module `{e['module']}`"
+        lines.append(f"| `{e['name']}` | {e['description']} | {'box' if e['continuous'] else 'discrete'} | "
+                     f"{e['horizon'] or ''} | {e['preset'] or ''} | {', '.join(e['declares'])} | {notebook} |")
+    return '\n'.join(lines) + '\n'
+
+
 def toctree(caption: str, names: list) -> str:
     return f'\n```{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
 
@@ -135,6 +149,7 @@ def write_sources(src: Path = SRC) -> None:
     toc = ''.join(toctree(caption, names) for caption, names in sections().items()) + toctree('Reference', REFERENCE)
     (SRC / 'index.md').write_text(home_page() + '\n' + toc)
     (SRC / 'agents.md').write_text(agents_page())
+    (SRC / 'environments.md').write_text(environments_page())
     (SRC / 'api').mkdir(exist_ok=True)
     for mod in public_modules():
         (SRC / 'api' / f'{mod}.md').write_text(f'# `{mod}`\n\n```{{eval-rst}}\n.. automodule:: {mod}\n```\n')

@@ -11,7 +11,6 @@ __version__ = "0.1.0"
 import importlib
 import importlib.resources
 import json
-import os
 
 _CORE = {   # name -> the module (under uncertain_rl) that defines it
     **dict.fromkeys(['Agent', 'Cells', 'EnvSpec', 'Transition', 'gymnax_spec', 'AgentEntry', 'EnvEntry', 'Preset',
@@ -25,11 +24,11 @@ _CORE = {   # name -> the module (under uncertain_rl) that defines it
     **dict.fromkeys(['RunData', 'load_run', 'load_snapshots'], 'rundir'),
 }
 LAYERS = (   # (layer, module patterns under uncertain_rl), lowest first: a module imports its own layer and those below
-    ('foundations', ('checks', 'base', 'runtime')),
+    ('foundations', ('checks', 'testing', 'base', 'runtime', 'metrics')),
     ('building blocks', ('ensembles', 'replay', 'learning', 'acting', 'loops', 'agents.ensemble_q', 'envs.*')),
     ('concepts', ('tdu', 'ucb', 'projections', 'propagation', 'emcts', 'biv')),
     ('agents', ('agents.*',)),
-    ('experiments', ('metrics', 'registry', 'rundir', 'experiments', 'suites', 'suites.*')),
+    ('experiments', ('registry', 'rundir', 'experiments', 'suites', 'suites.*')),
     ('app', ('app.*', '__main__')),
 )
 _MODULES = ('base', 'checks', 'runtime', 'metrics', 'registry', 'experiments', 'loops', 'projections', 'propagation',
@@ -37,7 +36,8 @@ _MODULES = ('base', 'checks', 'runtime', 'metrics', 'registry', 'experiments', '
 
 
 def _agent_exports() -> dict:
-    "Our agents' config classes and constructors, name -> module, from the registry's catalog (a JSON read: no imports)."
+    """Our agents' config classes and constructors, name -> module, from the registry's catalog (a JSON read: no
+    imports)."""
     catalog = json.loads((importlib.resources.files('uncertain_rl') / 'catalog.json').read_text(encoding='utf-8'))
     return {name: module[len('uncertain_rl.'):] for agent in catalog['agents'] for name, module in agent['exports'].items()}
 

@@ -138,7 +138,8 @@ def _unique(kind: str, owner: str, names) -> None:
 
 @dataclass(frozen=True)
 class AgentEntry:
-    "An agent by name: its config class and defaults, constructor, options, presets, viewer signals, docs and golden cases."
+    """An agent by name: its config class and defaults, constructor, options, presets, viewer signals, docs and golden
+    cases."""
     name: str
     config_class: type         # a checks.Config subclass
     make: MakeFn               # (config, spec) -> Agent
@@ -192,7 +193,8 @@ class EnvFacts(NamedTuple):
 
 @dataclass(frozen=True)
 class EnvEntry:
-    "An environment by name: its constructor, the metric that says solved, per-run statistics, what it declares to agents."
+    """An environment by name: its constructor, the metric that says solved, per-run statistics, what it declares to
+    agents."""
     name: str
     make: Callable             # (size, mapping_seed) -> gymnax environment (episode lengths: `loops.episode_bounds`)
     description: str
@@ -202,6 +204,8 @@ class EnvEntry:
     continuous: bool = False                # box (continuous) actions; False: discrete actions
     value_range: Optional[Callable] = None  # (env params, discount) -> (lowest, highest) discounted return
     horizon: Optional[int] = None           # the training horizon in episodes (bsuite's for its experiments)
+    notebook: Optional[str] = None          # the notebook that documents it (the docs link to it)
+    sized: bool = True                      # whether `size` changes it (False: the constructor ignores it)
 
     def facts(self, params) -> EnvFacts:
         "What this environment declares to agents, at its parameters `params`."

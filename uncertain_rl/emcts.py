@@ -111,7 +111,8 @@ def _batched_or_not(fn, tree, indices):
 # %% ../nbs/61_emcts.ipynb #em000010
 @chex.dataclass(frozen=True)
 class EpistemicRootFnOutput:
-    "The root: `prior_logits [B, A]`, `value [B]`, its epistemic variance `value_var [B]`, and the `embedding [B, ...]`."
+    """The root: `prior_logits [B, A]`, `value [B]`, its epistemic variance `value_var [B]`, and the `embedding [B,
+    ...]`."""
     prior_logits: chex.Array
     value: chex.Array
     value_var: chex.Array

@@ -69,7 +69,8 @@ scale_gradient.defvjp(lambda x, scale: (x, scale), lambda scale, g: (jax.tree.ma
 
 
 class SharedTorso(nn.Module):
-    "One MLP torso, then `num_members` heads (MLPs of `head_sizes`; linear if empty), head parameters member axis first."
+    """One MLP torso, then `num_members` heads (MLPs of `head_sizes`; linear if empty), head parameters member axis
+    first."""
     hidden_sizes: Sequence[int]
     num_outputs: int
     num_members: int

@@ -671,7 +671,7 @@ def run(experiment: Optional[Experiment] = None, out=None, progress: bool = Fals
     runtime.setup()                # the process's setup, explicitly (runtime: the CPU's devices only if JAX has not started)
     prep = prepare(experiment)                                         # every check before anything is written
     if resume is not None and isinstance(prep.env, str):
-        raise ValueError(f"resume: a bsuite run (through the bridge) has no checkpoints; run it again")
+        raise ValueError("resume: a bsuite run (through the bridge) has no checkpoints; run it again")
     spec, why = _spec_or_reason(experiment)
     if out is not None:
         out = Path(out)
@@ -733,7 +733,7 @@ def resumable(path, experiment, summary_extra) -> tuple:
 def curve_title(result: RunResult) -> str:
     "The learning curve's title: agent, environment, and its size where the environment has one."
     exp = result.experiment
-    sized = exp.env_name in ('deep_sea', 'deep_sea_stochastic', 'binary_tree', 'chain')
+    sized = exp.env_name in registry.ENVS and registry.ENVS[exp.env_name].sized     # as the environment declares
     return f"{result.agent} on {exp.describe()['env']}" + (f" (N = {exp.size})" if sized else '')
 
 

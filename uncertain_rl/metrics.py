@@ -81,7 +81,8 @@ def best_moving_average(returns, window: int = 100, min_episodes: int | None = N
 
 # %% ../nbs/80_metrics.ipynb #masolv02
 def moving_average_solved_at(returns, threshold: float, window: int = 100) -> np.ndarray:
-    "Per run (last axis = episodes), the first episode (1-based) whose mean over the last `window` returns (fewer at the start) reaches `threshold`; 0: never."
+    """Per run (last axis = episodes), the first episode (1-based) whose mean over the last `window` returns (fewer at
+    the start) reaches `threshold`; 0: never."""
     r = np.asarray(returns, float)
     valid = ~np.isnan(r)
     c = np.concatenate([np.zeros(r.shape[:-1] + (1,)), np.cumsum(np.where(valid, r, 0.), -1)], -1)

@@ -155,7 +155,8 @@ class RNDState(NamedTuple):
 
 def make_rnd(hidden_sizes: Sequence[int] = (64, 64), features: int = 16, learning_rate: float = 1e-3,
              scale: float = 1.) -> RND:
-    "Two ReLU MLPs with `features` outputs, the predictor trained by Adam at `learning_rate`; `eta` is `scale` times the error."
+    """Two ReLU MLPs with `features` outputs, the predictor trained by Adam at `learning_rate`; `eta` is `scale` times
+    the error."""
     hidden_sizes = check_sizes('hidden_sizes', hidden_sizes)
     features = check_sizes('features', (features,))[0]
     learning_rate = check_number('learning_rate', learning_rate, 0., low_open=True)

@@ -97,7 +97,8 @@ class RunData:
 
     @classmethod
     def from_result(cls, result, deep_sea, seeds=None, **meta) -> 'RunData':
-        "From `loops.run_chunked`'s result on the Deep Sea `deep_sea` (with `snapshot_every`); `meta`: agent, env, label."
+        """From `loops.run_chunked`'s result on the Deep Sea `deep_sea` (with `snapshot_every`); `meta`: agent, env,
+        label."""
         if not result.snapshots:
             raise ValueError("result has no snapshots: train with TrainConfig(..., snapshot_every=K) to record them")
         seeds = list(range(len(result.episodes))) if seeds is None else list(seeds)
@@ -257,7 +258,8 @@ class StoredRun:
 
     @property
     def status(self) -> str:
-        "'complete', 'interrupted' or 'running'; a run whose process died without a word (SIGKILL, a power cut) reads as 'interrupted'."
+        """'complete', 'interrupted' or 'running'; a run whose process died without a word (SIGKILL, a power cut) reads
+        as 'interrupted'."""
         status = self.summary.get('status', 'complete')
         return 'interrupted' if status == 'running' and not process_alive(self.summary) else status
     @property

@@ -88,7 +88,8 @@ def default_cpu_devices() -> str:
 
 # %% ../nbs/06a_runtime.ipynb #rt0set01
 def describe() -> dict:
-    "This process's setup as a run records it: the compilation cache's directory, the CPU's devices, the Threefry lowering."
+    """This process's setup as a run records it: the compilation cache's directory, the CPU's devices, the Threefry
+    lowering."""
     cache = _compilation_cache.get('dir', 'not chosen')
     return dict(compilation_cache=cache or 'off', cpu_devices=_cpu_devices.get('how', 'as JAX chose'),
                 threefry_cpu=_threefry_rule.get('cpu', 'rolled (JAX default)'))

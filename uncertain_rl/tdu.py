@@ -31,5 +31,6 @@ def explorer_bonus(sigma: jax.Array, num_exploiters: int, num_members: int, beta
 
 
 def explorer_td(td: jax.Array, sigma: jax.Array, num_exploiters: int, beta) -> jax.Array:
-    "TD errors `[B, K+N]` with the explorers' reward `r + beta * sigma`: exploiters' unchanged, explorers' + beta sigma."
+    """TD errors `[B, K+N]` with the explorers' reward `r + beta * sigma`: exploiters' unchanged, explorers' + beta
+    sigma."""
     return td + explorer_bonus(sigma, num_exploiters, td.shape[-1], beta)

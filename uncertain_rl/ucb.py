@@ -9,7 +9,7 @@ __all__ = ['ucb_scores', 'ucb_action', 'vote_entropy', 'info_gain_bonus']
 import jax
 import jax.numpy as jnp
 
-from .acting import TIE_BREAKS, break_ties, vote_counts
+from .acting import break_ties, vote_counts
 from .ensembles import member_std
 
 # %% ../nbs/40_ucb.ipynb #05b462d8

@@ -16,7 +16,7 @@ from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, 
 from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
                                             q_spread, refresh_acting, store_transition, td_loss, learn,
                                             cell_q, ensemble_cell_signals, tabulate_target)
-from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
+from ..base import Agent, AgentEntry, EnvSpec, GoldenCase, Preset
 from .ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
 from .dqn import BASELINES_DOCS
 from ..biv import IV_RL_CARTPOLE, IV_RL_MOUNTAINCAR

@@ -16,7 +16,7 @@ from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state
                                             refresh_acting, store_transition, td_loss, learn,
                                             cell_q, ensemble_cell_signals, tabulate_target)
 from ..checks import option, integer, number
-from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
+from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset
 from .ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
 from ..biv import IV_RL_CARTPOLE, IV_RL_MOUNTAINCAR
 

@@ -20,7 +20,7 @@ from flax import struct
 from ..checks import Config, option, integer, number, choice
 from ..emcts import EpistemicRecurrentFnOutput, EpistemicRootFnOutput, epistemic_muzero_policy
 from ..envs.deep_sea import DeepSea, DeepSeaParams, deep_sea_mean_transition
-from ..base import Agent, AgentEntry, Cells, DocsSection, EnvSpec, GoldenCase, Preset, Signal
+from ..base import Agent, AgentEntry, Cells, DocsSection, EnvSpec, GoldenCase, Signal
 from ..replay import ReplayBuffer, replay_add, replay_init, replay_sample
 from ..propagation import AGGREGATIONS, count_novelty, horizon_factor, leaf_value_variance, safe_sqrt
 

@@ -177,7 +177,8 @@ def empty_net_episode(size: int, num_actions: int = 2) -> dict:
 
 # %% ../../nbs/63_e_az_net.ipynb #eze01dab
 def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
-    "E-AZ (or AZ, AZ + UBE) with learned heads and RND novelty, planning with the true model of a deterministic Deep Sea."
+    """E-AZ (or AZ, AZ + UBE) with learned heads and RND novelty, planning with the true model of a deterministic Deep
+    Sea."""
     env = spec.env
     if not isinstance(env, DeepSea) or not env.deterministic:
         raise ValueError(f"env must be a deterministic DeepSea (E-AZ plans with its true model), got "

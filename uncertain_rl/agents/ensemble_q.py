@@ -89,6 +89,10 @@ class EnsembleQConfig(ReplayLearnerConfig):
         "Where `learn` clips gradient norms: per member, unless the members share a torso (one network: clipped whole)."
         return 'global' if self.shared_torso else self.clip_scope
 
+    def keeps_acting_params(self) -> bool:
+        "Whether the state keeps the parameters of the episode's start to act with (bsuite's choice), not the current."
+        return self.acting_params == 'episode'
+
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #fd1e726f
 class QNetwork(NamedTuple):
@@ -159,7 +163,7 @@ def init_ensemble_q(qnet: QNetwork, config: EnsembleQConfig, key: jax.Array, obs
     if config.cache_priors: item.update(prior_obs=jnp.zeros((K, A)), prior_next=jnp.zeros((K, A)))
     if config.n_step > 1: item['done'] = jnp.float32(0)
     return EnsembleQState(online=online, target=online, prior=prior,
-                          acting=online if config.acting_params == 'episode' else None,
+                          acting=online if config.keeps_acting_params() else None,
                           opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope()).init(online),
                           replay=replay_init(item, config.replay_capacity),
                           head=jax.random.randint(k_head, (), 0, K), env_steps=jnp.int32(0),
@@ -285,14 +289,16 @@ LEARNED_FIELDS = ('online', 'target', 'opt_state', 'sgd_steps', 'target_q')   # 
 
 
 def own_schedule(due: jax.Array, learned, state):
-    "... and each run keeps the step only if its own count made it due: `learned`'s learned fields where `due`, else `state`'s."
+    """... and each run keeps the step only if its own count made it due: `learned`'s learned fields where `due`, else
+    `state`'s."""
     keep = lambda new, old: jax.tree.map(lambda n, o: jnp.where(due, n, o), new, old)
     return state.replace(**{f: keep(getattr(learned, f), getattr(state, f)) for f in LEARNED_FIELDS
                             if getattr(state, f, None) is not None})
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #65701847
 def target_table_rows(config, spec: EnvSpec, lookup: bool) -> int:
-    "Rows of the target table (every one-hot observation and the all-zero one), or 0 where evaluating batches is cheaper."
+    """Rows of the target table (every one-hot observation and the all-zero one), or 0 where evaluating batches is
+    cheaper."""
     rows = int(np.prod(spec.obs_shape)) + 1
     cheaper = rows < config.target_update_period * config.batch_size
     return rows if lookup and config.cache_target and cheaper else 0

@@ -19,7 +19,7 @@ from .boot_dqn import bootstrap_act, bootstrap_observe
 from .ensemble_q import (EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
                                             cells_batch, state_q, target_table_rows, target_values)
 from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, member_weights,
-                              mixture_variance, sampled_variance, target_variance)
+                              mixture_variance, target_variance)
 from ..checks import option, integer, number, optional
 from ..ensembles import KERNEL_INITS, make_ensemble, one_hot_index
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
@@ -50,7 +50,8 @@ def make_var_network(config: IVDQNConfig, spec: EnvSpec) -> QNetwork:
 
 
 def var_heads(out: jax.Array, prior_out: jax.Array, prior_scale) -> tuple:
-    "`(mu, log_var)` from outputs `[..., 2A]`: the first half plus `prior_scale` times the prior's first half, the second half."
+    """`(mu, log_var)` from outputs `[..., 2A]`: the first half plus `prior_scale` times the prior's first half, the
+    second half."""
     A = out.shape[-1] // 2
     return out[..., :A] + prior_scale * jax.lax.stop_gradient(prior_out[..., :A]), out[..., A:]
 
@@ -75,14 +76,15 @@ def iv_targets(qnet: QNetwork, config: IVDQNConfig, online, state, batch: dict) 
     var_at = jnp.exp(jnp.clip(pick(log_var_next), -config.log_var_clip, config.log_var_clip))
     own = jnp.diagonal(mu_at, axis1=1, axis2=2)                              # [B, K]: member j's own value at a'_j
     target = batch['reward'][:, None] + gamma * batch['discount'][:, None] * own
-    spread = mixture_variance(mu_at, var_at, -1) if config.variance == 'var_ensemble' else sampled_variance(mu_at, -1)
+    spread = config.variance_rule()(mu_at, var_at, -1)                    # Eq. 14, or the disagreement only
     action = jnp.broadcast_to(batch['action'][:, None], best.shape)
     return dict(mu=at_action(mu, action), log_var=at_action(log_var, action), target=jax.lax.stop_gradient(target),
                 var=jax.lax.stop_gradient(target_variance(spread, gamma, batch['discount'][:, None])))
 
 
 def iv_loss(qnet: QNetwork, config: IVDQNConfig):
-    "The IV-DQN loss `(online, state, batch) -> (sum_j L_j, metrics)` (Eq. 10 per member, weights by `config.weighting`)."
+    """The IV-DQN loss `(online, state, batch) -> (sum_j L_j, metrics)` (Eq. 10 per member, weights by
+    `config.weighting`)."""
     def loss(online, state, batch):
         h = state.hparams
         t = iv_targets(qnet, config, online, state, batch)
@@ -111,7 +113,8 @@ def make_iv_dqn(config: IVDQNConfig, spec: EnvSpec) -> Agent:
         return ensemble_vote(state_q(qnet, state, obs)[..., :A], 'mean_q')
 
     def cell_signals(state, cells):
-        "Per cell: members' mean Q, their average and std, the mixture variance of Q (Eq. 14), each move's target variance."
+        """Per cell: members' mean Q, their average and std, the mixture variance of Q (Eq. 14), each move's target
+        variance."""
         out = jax.vmap(lambda o: qnet.net.apply(state.online, qnet.encode(o)))(cells.obs)       # [C, K, 2A]
         prior = jax.vmap(lambda o: qnet.net.apply(state.prior, qnet.encode(o)))(cells.obs)
         mu, log_var = var_heads(out, prior, state.hparams.prior_scale)

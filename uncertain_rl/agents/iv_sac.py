@@ -22,11 +22,11 @@ import numpy as np
 from flax import struct
 
 from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, member_weights,
-                              mixture_variance, sampled_variance, target_variance)
-from ..checks import Config, Hparams, option, choice, integer, number, optional, sizes, boolean
+                              disagreement_variance, mixture_variance, target_variance)
+from ..checks import Hparams, option, choice, integer, number, sizes, boolean
 from ..ensembles import KERNEL_INITS, MLP
 from ..learning import member_optimizer, fused_step
-from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
+from ..base import Agent, AgentEntry, EnvSpec, GoldenCase
 from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample
 from .iv_dqn import IV_RL_DOCS
 
@@ -180,7 +180,8 @@ def dense(x: jax.Array, kernel: jax.Array, bias=None) -> jax.Array:
 
 
 def observation_part(critics, obs: jax.Array) -> jax.Array:
-    "Every critic's first layer on the observations alone, no bias: `[N, 2, B, H]` (critics `[N, 2, ...]`, `obs [B, ...]`)."
+    """Every critic's first layer on the observations alone, no bias: `[N, 2, B, H]` (critics `[N, 2, ...]`, `obs [B,
+    ...]`)."""
     x = obs.reshape(obs.shape[0], -1)
     return jax.vmap(jax.vmap(lambda p: dense(x, dense_layers(p)[0][0][:x.shape[-1]])))(critics)
 
@@ -221,14 +222,12 @@ def cross_critic_per_action_set(critics, obs: jax.Array, actions: jax.Array, own
     return tuple(with_own_values(o, w) for o, w in zip(others, own))
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0019
-def twin_mixture_variance(mu: jax.Array, log_var: jax.Array, twin: jax.Array, variance: str = 'var_ensemble',
+def twin_mixture_variance(mu: jax.Array, log_var: jax.Array, twin: jax.Array, spread=mixture_variance,
                           log_var_clip: float = 20.) -> jax.Array:
     '''Algorithm 4 at member j's actions in the twin family `twin [N_j, B]`: the mixture variance over the members l
-    (Eq. 14), or with `variance='sampled'` their disagreement only. `mu, log_var [N_l, 2, N_j, B]` -> `[N_j, B]`.'''
+    (Eq. 14), or with `spread=disagreement_variance` their disagreement only. `mu, log_var [N_l, 2, N_j, B]` -> `[N_j, B]`.'''
     pick = lambda x: jnp.take_along_axis(x, twin[None, None], 1)[:, 0]            # [N_l, N_j, B]
-    m = pick(mu)
-    if variance == 'sampled': return sampled_variance(m, 0)
-    return mixture_variance(m, jnp.exp(jnp.clip(pick(log_var), -log_var_clip, log_var_clip)), 0)
+    return spread(pick(mu), jnp.exp(jnp.clip(pick(log_var), -log_var_clip, log_var_clip)), 0)
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0022
 @struct.dataclass
@@ -280,7 +279,7 @@ def critic_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: S
     target = sg(jax.vmap(clipped_soft_target, (None, None, None, 0, 0, 0))(
         batch['reward'], batch['discount'], h.discount, q_next, logp_next, alpha))     # [N, B]
     if config.uses_variance:
-        spread = twin_mixture_variance(mu_x, lv_x, jnp.argmin(q_next, 1), config.variance, config.log_var_clip)
+        spread = twin_mixture_variance(mu_x, lv_x, jnp.argmin(q_next, 1), config.variance_rule(), config.log_var_clip)
         var = sg(target_variance(spread, h.discount, batch['discount']))
     else:
         var = jnp.ones_like(target)
@@ -305,7 +304,7 @@ def actor_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: SA
     q_min, mask = jnp.min(q, 1), batch['mask'].T
     if config.uses_variance and config.actor_weighting:
         mu_x, lv_x = cross_critic_per_action_set(sg(critics), batch['obs'], sg(action), (sg(q), sg(q_log_var)))
-        var = sg(twin_mixture_variance(mu_x, lv_x, jnp.argmin(sg(q), 1), config.variance, config.log_var_clip))
+        var = sg(twin_mixture_variance(mu_x, lv_x, jnp.argmin(sg(q), 1), config.variance_rule(), config.log_var_clip))
         w = member_weights(config, state.hparams, var, mask > 0)
     else:
         var = jnp.ones_like(q_min)
@@ -380,15 +379,20 @@ def make_sac(config: SACConfig, spec: EnvSpec) -> Agent:
     no_metrics = jax.eval_shape(lambda k: update(init(k, jnp.zeros(spec.obs_shape), config.hparams()), k)[1],
                                 jax.random.PRNGKey(0))
 
+    def ucb_member(state, obs, proposals):                              # exploration='ucb': Eq. 16 over the N
+        q = cross_critic(nets, state.critic, obs.reshape(1, -1), proposals[:, None])[0][..., 0]   # [N_l, 2, N]
+        return ucb_choice(q, state.hparams.ucb_lambda)
+
+    def episode_member(state, obs, proposals):                          # exploration='bootstrap': this episode's
+        return state.head
+
+    choose = ucb_member if config.exploration == 'ucb' else episode_member       # the variant, chosen once
+
     def act(state, obs, key):
         k_pi, k_warm = jax.random.split(key)
         mean, log_std = members_policy(nets, state.actor, obs.reshape(1, -1))
         proposals, _ = tanh_gaussian_sample(k_pi, mean[:, 0], log_std[:, 0])       # [N, A]: one per member
-        if config.exploration == 'ucb':
-            q = cross_critic(nets, state.critic, obs.reshape(1, -1), proposals[:, None])[0][..., 0]   # [N_l, 2, N]
-            action = proposals[ucb_choice(q, state.hparams.ucb_lambda)]
-        else:
-            action = proposals[state.head]
+        action = proposals[choose(state, obs, proposals)]
         if config.uniform_warmup:
             uniform = jax.random.uniform(k_warm, (A,), minval=-1., maxval=1.)
             action = jnp.where(state.steps < config.min_replay_size, uniform, action)

@@ -6,8 +6,10 @@
 __all__ = ['DISAGREEMENTS', 'PE_ABLATIONS', 'BONUS_MODES', 'VALUE_MEMBERS', 'PE_DQN_SMALL', 'PE_DQN_PAPER', 'ENTRIES',
            'member_distributions', 'mixture_mean', 'mixture_target', 'categorical_loss', 'projection_losses',
            'disagreement', 'grid_disagreement', 'beta_schedule', 'PEDQNConfig', 'pe_dqn_config', 'pe_dqn_for_env',
-           'PENetworks', 'make_pe_networks', 'pe_outputs', 'pe_target_table', 'PEHeads', 'pe_heads', 'PEDQNState',
-           'init_pe_dqn', 'pe_sample_loss', 'make_pe_dqn']
+           'PENetworks', 'make_pe_networks', 'pe_outputs', 'pe_target_table', 'PEHeads', 'propagated_bonus',
+           'scalar_bonus', 'w_bonus', 'PERules', 'pe_heads', 'PEDQNState', 'init_pe_dqn', 'mixture_targets',
+           'own_targets', 'propagated_bonus_loss', 'scalar_bonus_loss', 'no_bonus_loss', 'make_pe_rules',
+           'pe_sample_loss', 'make_pe_dqn']
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000005
 from dataclasses import dataclass
@@ -54,7 +56,8 @@ def mixture_target(reward, discount, atoms: jax.Array, probs: jax.Array) -> tupl
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000011
 def categorical_loss(logits: jax.Array, support: jax.Array, atoms: jax.Array, weights: jax.Array) -> jax.Array:
-    "Eq. 12: cross-entropy from `Pi_C` of the target `sum_j weights_j delta(atoms_j)` on `support` to `softmax(logits)`."
+    """Eq. 12: cross-entropy from `Pi_C` of the target `sum_j weights_j delta(atoms_j)` on `support` to
+    `softmax(logits)`."""
     target = jax.lax.stop_gradient(categorical_projection(atoms, weights, support))
     return -(target * jax.nn.log_softmax(logits)).sum()
 
@@ -95,7 +98,8 @@ def grid_disagreement(probs: jax.Array, grid: jax.Array) -> jax.Array:
 
 
 def beta_schedule(episode, beta, beta_final, decay_episodes) -> jax.Array:
-    "β after `episode` episodes: from `beta` linearly to `beta_final` over `decay_episodes` episodes (0: always `beta`)."
+    """β after `episode` episodes: from `beta` linearly to `beta_final` over `decay_episodes` episodes (0: always
+    `beta`)."""
     return jnp.where(jnp.asarray(decay_episodes) > 0, linear_epsilon(episode, beta, beta_final, decay_episodes), beta)
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000017
@@ -165,7 +169,8 @@ def pe_dqn_config(**overrides) -> PEDQNConfig:
 
 
 def pe_dqn_for_env(config: PEDQNConfig, facts: EnvFacts) -> PEDQNConfig:
-    "`config` with what it leaves to the environment: the support from its return range, β's decay over a third of its horizon."
+    """`config` with what it leaves to the environment: the support from its return range, β's decay over a third of its
+    horizon."""
     if config.v_min is None and facts.value_range is not None:
         low, high = facts.value_range(config.discount)
         config = config.replace(v_min=float(low), v_max=float(high))
@@ -223,15 +228,34 @@ class PEHeads(NamedTuple):
     bonus: jax.Array               # [A]: the bonus b the agent acts on
 
 
-def pe_heads(nets: PENetworks, config: PEDQNConfig, outputs: jax.Array) -> PEHeads:
+def propagated_bonus(atoms, probs, outputs, w) -> jax.Array:
+    "PE-DQN's bonus: the bonus mixture's mean plus w_avg, the intrinsic-reward prior (App. B.2)."
+    return mixture_mean(atoms[2:], probs[2:]) + w
+
+
+def scalar_bonus(atoms, probs, outputs, w) -> jax.Array:
+    "Algorithm 1's bonus: one scalar network b_phi(s, a) (the bonus members' mean output)."
+    return outputs[2].mean(-1)
+
+
+def w_bonus(atoms, probs, outputs, w) -> jax.Array:
+    "`[Ind.]`, no propagation: the agent acts on w_avg itself."
+    return w
+
+
+class PERules(NamedTuple):
+    "A PE-DQN variant as functions and data, chosen once from its config (`make_pe_rules`); no name is compared later."
+    grid: jax.Array | None         # the C51 grid on which w_1 is measured after projection (None: exact w_1)
+    bonus: Callable                # (atoms, probs, outputs, w) -> [A]: the bonus the agent acts on
+    value_target: Callable         # (heads at s', r, γ, target atoms, target probs) -> (atoms [2, M], weights, a')
+    bonus_loss: Callable           # the bonus members' loss of one transition (below): [2]
+
+
+def pe_heads(nets: PENetworks, rules: PERules, outputs: jax.Array) -> PEHeads:
     "Values, disagreement and bonus per action from the outputs `[4, A, K]` at one state."
     atoms, probs = member_distributions(outputs, nets.is_quantile, nets.supports)
-    grid = nets.supports[1] if config.disagreement == 'projected' else None
-    w = jax.vmap(lambda a, p: disagreement(a, p, grid, ~nets.is_quantile[:2]), (1, 1))(atoms[:2], probs[:2])
-    if config.ablation == 'ind': bonus = w                                        # no propagation: act on w_avg
-    elif config.bonus_mode == 'scalar_mse': bonus = outputs[2].mean(-1)           # b_phi(s, a): one scalar network
-    else: bonus = mixture_mean(atoms[2:], probs[2:]) + w                          # the intrinsic-reward prior
-    return PEHeads(atoms, probs, mixture_mean(atoms[:2], probs[:2]), w, bonus)
+    w = jax.vmap(lambda a, p: disagreement(a, p, rules.grid, ~nets.is_quantile[:2]), (1, 1))(atoms[:2], probs[:2])
+    return PEHeads(atoms, probs, mixture_mean(atoms[:2], probs[:2]), w, rules.bonus(atoms, probs, outputs, w))
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000026
 @struct.dataclass
@@ -265,37 +289,67 @@ def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.
                       target_q=pe_target_table(nets, online, prior, hparams) if nets.table_rows else None)
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000027
-def pe_sample_loss(nets: PENetworks, config: PEDQNConfig, beta, hparams, out, out_next, out_next_target,
-                   action, reward, done_discount) -> tuple:
+def mixture_targets(nxt: PEHeads, reward, gamma, t_atoms, t_probs) -> tuple:
+    "PE-DQN: both value members regress on their projections of the shared mixture target at a' = argmax Q(s')."
+    a_next = jnp.argmax(nxt.q)
+    atoms, weights = mixture_target(reward, gamma, t_atoms[:2, a_next], t_probs[:2, a_next])
+    return jnp.broadcast_to(atoms, (2, *atoms.shape)), jnp.broadcast_to(weights, (2, *weights.shape)), a_next
+
+
+def own_targets(nxt: PEHeads, reward, gamma, t_atoms, t_probs) -> tuple:
+    "`[Ind.]`: member i bootstraps from its own greedy a' and its own target distribution."
+    a_next = jnp.argmax((nxt.atoms[:2] * nxt.probs[:2]).sum(-1), -1)                  # [2]
+    own = lambda i: (reward + gamma * t_atoms[i, a_next[i]], t_probs[i, a_next[i]])
+    atoms, weights = jax.vmap(own)(jnp.arange(2))
+    return atoms, weights, a_next
+
+
+def propagated_bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
+                          t_probs) -> jax.Array:
+    "App. B.2: the bonus members project the atoms gamma_u (z + w~(s', a'_eps)), a'_eps the optimistic greedy action."
+    w_next = jax.lax.stop_gradient(nxt.w)
+    a_eps = jnp.argmax(nxt.q + beta * nxt.bonus)
+    u_atoms, u_probs = mixture_target(0., gamma_u, t_atoms[2:, a_eps] + w_next[a_eps], t_probs[2:, a_eps])
+    return projection_losses(out[2:, action], nets.is_quantile[2:], nets.supports[2:],
+                             jnp.stack([u_atoms, u_atoms]), jnp.stack([u_probs, u_probs]), config.kappa)
+
+
+def scalar_bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
+                      t_probs) -> jax.Array:
+    "Algorithm 1: the scalar network regresses on r_intr = w_avg(s, a) plus its discounted target at the greedy a'."
+    target = jax.lax.stop_gradient(w_sa + gamma_u * out_next_target[2, a_next].mean())
+    return jnp.stack([(out[2, action].mean() - target) ** 2, 0.])
+
+
+def no_bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
+                  t_probs) -> jax.Array:
+    "`[Ind.]`: no bonus is learned."
+    return jnp.zeros(2)
+
+
+def make_pe_rules(config: PEDQNConfig, nets: PENetworks) -> PERules:
+    "The functions of `config`'s variant, chosen here once: the ablation, the bonus mode and the w_1 grid."
+    grid = nets.supports[1] if config.disagreement == 'projected' else None
+    if config.ablation == 'ind': return PERules(grid, w_bonus, own_targets, no_bonus_loss)
+    if config.bonus_mode == 'scalar_mse': return PERules(grid, scalar_bonus, mixture_targets, scalar_bonus_loss)
+    return PERules(grid, propagated_bonus, mixture_targets, propagated_bonus_loss)
+
+
+def pe_sample_loss(nets: PENetworks, rules: PERules, config: PEDQNConfig, beta, hparams, out, out_next,
+                   out_next_target, action, reward, done_discount) -> tuple:
     """The loss of one transition (§5.1, App. B.2): `out`, `out_next` online outputs at s and s', `out_next_target` the
     target network's at s', each `[4, A, K]`; `done_discount` is 0 at termination, else 1. Returns (loss, metrics)."""
     V = slice(0, 2)
-    nxt = pe_heads(nets, config, jax.lax.stop_gradient(out_next))
+    nxt = pe_heads(nets, rules, jax.lax.stop_gradient(out_next))
     atoms_sa, probs_sa = member_distributions(jax.lax.stop_gradient(out[V, action]), nets.is_quantile[V], nets.supports[V])
-    w_sa = disagreement(atoms_sa, probs_sa, nets.supports[1] if config.disagreement == 'projected' else None,
-                        ~nets.is_quantile[V])
+    w_sa = disagreement(atoms_sa, probs_sa, rules.grid, ~nets.is_quantile[V])
     t_atoms, t_probs = member_distributions(out_next_target, nets.is_quantile, nets.supports)
     gamma = hparams.discount * done_discount
-    if config.ablation == 'ind':                                  # member i: its own greedy a', its own target
-        a_next = jnp.argmax((nxt.atoms[V] * nxt.probs[V]).sum(-1), -1)                  # [2]
-        own = lambda i: (reward + gamma * t_atoms[i, a_next[i]], t_probs[i, a_next[i]])
-        atoms, weights = jax.vmap(own)(jnp.arange(2))
-    else:                                                          # both: their projection of the shared mixture
-        a_next = jnp.argmax(nxt.q)
-        atoms, weights = mixture_target(reward, gamma, t_atoms[V, a_next], t_probs[V, a_next])
-        atoms, weights = jnp.broadcast_to(atoms, (2, *atoms.shape)), jnp.broadcast_to(weights, (2, *weights.shape))
+    atoms, weights, a_next = rules.value_target(nxt, reward, gamma, t_atoms, t_probs)
     value = projection_losses(out[V, action], nets.is_quantile[V], nets.supports[V], atoms, weights, config.kappa)
     gamma_u = hparams.bonus_discount * (done_discount if config.episodic_bonus else 1.)
-    w_next = jax.lax.stop_gradient(nxt.w)
-    if config.ablation == 'ind': bonus = jnp.zeros(2)
-    elif config.bonus_mode == 'scalar_mse':                        # Algorithm 1: r_intr = w_avg(s, a), greedy a'
-        target = jax.lax.stop_gradient(w_sa + gamma_u * out_next_target[2, a_next].mean())
-        bonus = jnp.stack([(out[2, action].mean() - target) ** 2, 0.])
-    else:                                                          # App. B.2: atoms gamma_u (z + w~(s', a'_eps))
-        a_eps = jnp.argmax(nxt.q + beta * nxt.bonus)
-        u_atoms, u_probs = mixture_target(0., gamma_u, t_atoms[2:, a_eps] + w_next[a_eps], t_probs[2:, a_eps])
-        bonus = projection_losses(out[2:, action], nets.is_quantile[2:], nets.supports[2:],
-                                  jnp.stack([u_atoms, u_atoms]), jnp.stack([u_probs, u_probs]), config.kappa)
+    bonus = rules.bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
+                             t_probs)
     v_min, v_max = config.support()
     clipped = ((atoms < v_min) | (atoms > v_max)).mean()
     metrics = dict(value_loss=value.sum(), bonus_loss=bonus.sum(), w_avg=w_sa,
@@ -306,6 +360,7 @@ def pe_sample_loss(nets: PENetworks, config: PEDQNConfig, beta, hparams, out, ou
 def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
     "PE-DQN (or one of its ablations) for an environment with `spec`."
     nets = make_pe_networks(config, spec)
+    rules = make_pe_rules(config, nets)                  # the variant, chosen once
     forward = lambda params, state, x: pe_outputs(nets, params, state.prior, state.hparams, x)
     batched = jax.vmap(forward, (None, None, 0))
     tabulate = lambda state: pe_target_table(nets, state.target, state.prior, state.hparams)
@@ -314,7 +369,7 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
 
     def loss(online, state, batch):
         beta = beta_now(state)
-        per_sample = jax.vmap(lambda *a: pe_sample_loss(nets, config, beta, state.hparams, *a))
+        per_sample = jax.vmap(lambda *a: pe_sample_loss(nets, rules, config, beta, state.hparams, *a))
         losses, metrics = per_sample(batched(online, state, batch['obs']), batched(online, state, batch['next_obs']),
                                      table_or_evaluate(state.target_q, batch['next_obs'],
                                                        lambda x: batched(state.target, state, x)), batch['action'],
@@ -322,7 +377,7 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
         return losses.mean(), dict(loss=losses.mean(), **jax.tree.map(jnp.mean, metrics))
 
     def act(state, obs, key):
-        h = pe_heads(nets, config, forward(state.online, state, nets.encode(obs)))
+        h = pe_heads(nets, rules, forward(state.online, state, nets.encode(obs)))
         action = random_argmax(key, h.q + beta_now(state) * h.bonus)
         return action, state.replace(w_act=h.w[action], bonus_act=h.bonus[action])
 
@@ -336,11 +391,11 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
         return state.replace(episodes=state.episodes + tr.done.astype(jnp.int32)), metrics
 
     def greedy(state, obs, key):
-        return random_argmax(key, pe_heads(nets, config, forward(state.online, state, nets.encode(obs))).q)
+        return random_argmax(key, pe_heads(nets, rules, forward(state.online, state, nets.encode(obs))).q)
 
     def cell_signals(state, cells: Cells):
         "For the viewer: the value mixture's mean, w_avg and the bonus b per cell and action."
-        h = jax.vmap(lambda o: pe_heads(nets, config, forward(state.online, state, nets.encode(o))))(cells.obs)
+        h = jax.vmap(lambda o: pe_heads(nets, rules, forward(state.online, state, nets.encode(o))))(cells.obs)
         return dict(q_mean=h.q, w_avg=h.w, pe_bonus=h.bonus)
 
     return Agent(lambda key, obs, hparams: init_pe_dqn(nets, config, key, obs, hparams), act, observe, greedy,

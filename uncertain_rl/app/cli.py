@@ -6,8 +6,8 @@
 __all__ = ['TYPES', 'APP_PACKAGES', 'UsageError', 'flag', 'add_train_options', 'build_parser', 'add_suite_commands', 'cmd_suite',
            'count_line', 'cmd_submit', 'plan_lines', 'cmd_plan', 'set_overrides', 'config_overrides', 'check_args',
            'check_out', 'setup_runtime', 'parse_devices', 'to_experiment', 'experiment_from', 'format_table',
-           'cmd_train', 'cmd_view', 'stop_process_tree', 'missing_app_packages', 'cmd_app', 'cmd_agents', 'main',
-           'console_main']
+           'cmd_train', 'cmd_view', 'stop_process_tree', 'missing_app_packages', 'cmd_app', 'cmd_agents', 'cmd_envs',
+           'main', 'console_main']
 
 # %% ../../nbs/91_app.cli.ipynb #c3e3a5f3
 import argparse
@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser('agents', help='list the registered agents, their options, defaults and presets',
                        formatter_class=_Help)
     g.add_argument('name', nargs='?', help='one agent (default: all)')
+    e = sub.add_parser('envs', help='list the registered environments: what each declares, its horizon and preset',
+                       formatter_class=_Help)
+    e.add_argument('name', nargs='?', help='one environment (default: all)')
     add_suite_commands(sub)
     return p
 
@@ -386,7 +389,7 @@ def experiment_from(source: str):
     return Experiment.from_summary(path)
 
 # %% ../../nbs/91_app.cli.ipynb #43c6d096
-from ..rundir import COLUMNS, MEANINGS, NEVER, legend   # the tables' words, shared with the viewer
+from ..rundir import COLUMNS, NEVER, legend   # the tables' words, shared with the viewer
 
 
 def format_table(rows: list) -> str:
@@ -511,6 +514,23 @@ def cmd_agents(args) -> int:
             wrap(f"    --preset {p['name']}{where}: {p['description']}", 8)
     return 0
 
+
+def cmd_envs(args) -> int:
+    """`uncertain-rl envs [NAME]`: the registered environments (ours, installed packages', run-time) and what each
+    declares."""
+    entries = registry.env_catalog()
+    if args.name is not None:
+        entries = [e for e in entries if e['name'] == args.name]
+        if not entries: raise UsageError(f"env must be one of {', '.join(registry.ENVS)}, got {args.name!r}")
+    for e in entries:
+        kind = 'box actions' if e['continuous'] else 'discrete actions'
+        print(textwrap.fill(f"{e['name']}: {e['description']} ({kind}; module {e['module']})", 100,
+                            subsequent_indent='    ', break_long_words=False))
+        facts = [f"horizon {e['horizon']:,} episodes" if e['horizon'] else None,
+                 f"preset {e['preset']}" if e['preset'] else None, 'declares ' + (', '.join(e['declares']) or 'nothing')]
+        print('    ' + '; '.join(f for f in facts if f))
+    return 0
+
 # %% ../../nbs/91_app.cli.ipynb #cli00003
 def main(argv=None) -> int:
     "Entry point of the `uncertain-rl` console script (and of `python -m uncertain_rl`)."
@@ -523,6 +543,7 @@ def main(argv=None) -> int:
         if args.command == 'view': return cmd_view(args)
         if args.command == 'app': return cmd_app(args)
         if args.command == 'agents': return cmd_agents(args)
+        if args.command == 'envs': return cmd_envs(args)
         if args.command == 'suite': return cmd_suite(args)
         if args.resume and args.from_: raise UsageError("give --resume DIR or --from DIR, not both")
         if args.resume: return cmd_train(args)
@@ -547,7 +568,8 @@ def main(argv=None) -> int:
 
 
 def console_main():
-    "Console-script wrapper: exit with `main`'s code (quietly when the output is piped into a reader that stops, `head`)."
+    """Console-script wrapper: exit with `main`'s code (quietly when the output is piped into a reader that stops,
+    `head`)."""
     try: code = main()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second error when Python flushes at exit

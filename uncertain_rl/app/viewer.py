@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..base import Signal
-from ..rundir import (COLUMNS, RunData, SNAPSHOTS_FILE, SUMMARY_FILE, legend, load_run, load_snapshots,
+from ..rundir import (COLUMNS, RunData, SNAPSHOTS_FILE, legend, load_run, load_snapshots,
                                  save_snapshots, write_atomic)
 
 # %% ../../nbs/90_app.viewer.ipynb #vz000010
@@ -172,7 +172,7 @@ class DeepSeaViewer:
         self.runs = [load_snapshots(r) for r in (runs if isinstance(runs, (list, tuple)) else [runs])]
         if not self.runs: raise ValueError("runs must name at least one run, got an empty list")
         self.quantities = {}
-        for run in self.runs: self.quantities.update(run_quantities(run))
+        for loaded in self.runs: self.quantities.update(run_quantities(loaded))
         default = 'q_std' if 'q_std' in self.quantities else next(iter(self.quantities))
         quantity = default if quantity is None else quantity
         if quantity not in self.quantities:

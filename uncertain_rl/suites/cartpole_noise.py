@@ -21,7 +21,8 @@ CARTPOLE_GOOD_EPISODE = 500.    # bsuite: a run is solved once one episode retur
 
 
 def cartpole_run_summary(raw_returns) -> dict:
-    "One run's noise-free episode returns `[episodes]` (NaN: not played) at its last bsuite row: episode, raw return, best."
+    """One run's noise-free episode returns `[episodes]` (NaN: not played) at its last bsuite row: episode, raw return,
+    best."""
     r = np.asarray(raw_returns, float)[:CARTPOLE_EPISODES]
     e = np.arange(1, len(r) + 1)
     last = int(e[bsuite_logged(e) & ~np.isnan(r)].max())
@@ -29,7 +30,8 @@ def cartpole_run_summary(raw_returns) -> dict:
 
 
 def cartpole_group_score(summaries: list) -> float:
-    "bsuite's Cartpole score of a group of runs from the `cartpole_run_summary` of each: regret at the last row, solves."
+    """bsuite's Cartpole score of a group of runs from the `cartpole_run_summary` of each: regret at the last row,
+    solves."""
     n = max(s['last_row'] for s in summaries)                               # the last row of any run
     regret = np.mean([CARTPOLE_BASE_REGRET * n - s['raw_return'] for s in summaries if s['last_row'] == n]) / n
     regret_score = np.clip((CARTPOLE_BASE_REGRET - regret) / CARTPOLE_BASE_REGRET, 0, 1)
@@ -42,7 +44,8 @@ def cartpole_score(raw_returns) -> float:
 
 
 def cartpole_noise_score(raw_returns, noise_scales) -> float:
-    "bsuite's cartpole_noise score: `cartpole_score` per noise scale (runs `[runs, episodes]`), combined by `score_by_scaling`."
+    """bsuite's cartpole_noise score: `cartpole_score` per noise scale (runs `[runs, episodes]`), combined by
+    `score_by_scaling`."""
     noise_scales = np.asarray(noise_scales)
     r = np.asarray(raw_returns, float)
     return score_by_scaling([cartpole_score(r[noise_scales == s]) for s in np.unique(noise_scales)])

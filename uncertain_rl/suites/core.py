@@ -42,7 +42,8 @@ def score_by_scaling(scores) -> float:
 # %% ../../nbs/85_suites.core.ipynb #efee82db
 @dataclass(frozen=True)
 class Suite:
-    "One of bsuite's sweeps, declared by its module: the environment, bsuite's settings and episodes, how to run, keep and score a run."
+    """One of bsuite's sweeps, declared by its module: the environment, bsuite's settings and episodes, how to run, keep
+    and score a run."""
     name: str
     env: str                            # a registered environment (`registry.ENVS`)
     settings: tuple                     # bsuite's settings, one dict per bsuite run, in bsuite's order (its ids)
@@ -64,7 +65,8 @@ ENTRY_POINT_GROUP = 'uncertain_rl.suites'
 
 
 def _declared(name: str) -> list:
-    "Every `name` (SUITES or CLAIMS) of our suite modules and of installed packages (entry-point group `uncertain_rl.suites`)."
+    """Every `name` (SUITES or CLAIMS) of our suite modules and of installed packages (entry-point group
+    `uncertain_rl.suites`)."""
     package = importlib.import_module('uncertain_rl.suites')
     modules = [importlib.import_module(f'uncertain_rl.suites.{m.name}') for m in pkgutil.iter_modules(package.__path__)]
     modules += [ep.load() for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)]

@@ -12,7 +12,6 @@ __all__ = ['DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'DEEP_SEA
            'interactions_budget', 'at_paper_scale']
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #4616e24d
-import json
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +24,8 @@ DEEP_SEA_FORGIVENESS = 100.      # bsuite: episodes allowed beyond 2^N
 
 
 class DeepSeaRule(NamedTuple):
-    "When bsuite calls a run solved: the running fraction of bad episodes below `threshold`, at a row from `min_episode`."
+    """When bsuite calls a run solved: the running fraction of bad episodes below `threshold`, at a row from
+    `min_episode`."""
     threshold: float = .9
     min_episode: int = 1
 
@@ -63,7 +63,8 @@ def deep_sea_score(solution: DeepSeaSolution, sizes) -> float:
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #df238c38
 def deep_sea_budget(size: int, num_episodes: int = 10_000) -> int:
-    "The episodes after which size `size`'s score cannot change: bsuite's `num_episodes`, or the last one before `2^N + 100`."
+    """The episodes after which size `size`'s score cannot change: bsuite's `num_episodes`, or the last one before `2^N
+    + 100`."""
     return int(min(num_episodes, np.ceil(2. ** size + DEEP_SEA_FORGIVENESS) - 1))
 
 
@@ -76,7 +77,8 @@ def deep_sea_decided(total_bad_episodes, size: int, num_episodes: int = 10_000,
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #e4cda1d7
 def deep_sea_metrics(logs: dict, run: int, played: int, size: int, rule: DeepSeaRule = DEEP_SEA_RULE) -> dict:
-    "What a record keeps of run `run` of a call's `logs` that played `played` episodes: bsuite's solution, the treasures."
+    """What a record keeps of run `run` of a call's `logs` that played `played` episodes: bsuite's solution, the
+    treasures."""
     bad = np.asarray(logs['total_bad_episodes'][run][:played])[None]
     found = np.diff(np.asarray(logs['denoised_return'][run][:played], float), prepend=0.) > 0
     solution = deep_sea_solution(bad, rule=rule)
@@ -108,7 +110,8 @@ def solve_episodes(records: list, size: int) -> np.ndarray:
 
 
 def deep_sea_summary(records: list, seeds: list) -> dict:
-    "A Deep Sea row: each seed's sweep score, runs solved in time per N, the median solve episode per N with its interval."
+    """A Deep Sea row: each seed's sweep score, runs solved in time per N, the median solve episode per N with its
+    interval."""
     from uncertain_rl.suites.stats import median_interval
     sizes = sorted({r['setting']['size'] for r in records})
     seed_scores = [float(np.mean([r['metrics']['beats_dithering'] for r in records if r['seed'] == s])) for s in seeds]

@@ -57,7 +57,8 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
 
 
 def is_current(record: dict, suite_name: str) -> bool:
-    "Whether this checkout would compute `record` with the same code: its fingerprint, or one it replaced (`same_code`)."
+    """Whether this checkout would compute `record` with the same code: its fingerprint, or one it replaced
+    (`same_code`)."""
     from uncertain_rl.suites.store import same_code
     return record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
 
@@ -93,7 +94,8 @@ def score_matrix(rows: list, agent: str, tasks: list):
 
 
 def aggregates(rows: list, reference: str = 'boot_dqn', reps: int = 2_000) -> dict:
-    "IQM and mean with stratified bootstrap intervals, and P(improvement) over `reference`, on the tasks all agents share."
+    """IQM and mean with stratified bootstrap intervals, and P(improvement) over `reference`, on the tasks all agents
+    share."""
     agents = sorted({r['agent'] for r in rows})
     counts = {}
     for r in rows: counts.setdefault(r['suite'], set()).add(len(r['seed_scores']))
@@ -243,7 +245,8 @@ VERDICTS = ('reproduced', 'contradicted', 'not shown at this budget')
 
 
 def check_claims(records: list, declared: dict | None = None, check_code: bool = True) -> list:
-    "Every claim (`declared`, default: all) checked, its comparisons' p adjusted by Holm over all of them, and verdicts."
+    """Every claim (`declared`, default: all) checked, its comparisons' p adjusted by Holm over all of them, and
+    verdicts."""
     results = [check_claim(records, c, check_code) for c in (claims() if declared is None else declared).values()]
     comparisons = [c for r in results for c in r['comparisons']]
     for c, adjusted in zip(comparisons, stats.holm([c['p'] for c in comparisons])):
@@ -265,7 +268,8 @@ def _show(x, digits: int = 0) -> str:
 
 
 def table_markdown(rows: list) -> str:
-    "The main tables as Markdown: per (profile, suite), a row per agent naming its configuration, then Deep Sea's sizes."
+    """The main tables as Markdown: per (profile, suite), a row per agent naming its configuration, then Deep Sea's
+    sizes."""
     lines = []
     for (profile, suite_name) in sorted({(r['profile'], r['suite']) for r in rows}):
         mine = sorted((r for r in rows if (r['profile'], r['suite']) == (profile, suite_name)), key=lambda r: -r['score'])
@@ -344,7 +348,8 @@ def claims_markdown(results: list) -> str:
 
 
 def report(out) -> list:
-    "Write `leaderboard.json`, `claims.json` and `leaderboard.md` for the store in `out`, then the figures; returns the rows."
+    """Write `leaderboard.json`, `claims.json` and `leaderboard.md` for the store in `out`, then the figures; returns
+    the rows."""
     from uncertain_rl.rundir import write_atomic
     records = load_records(out)
     rows, results = leaderboard(records), check_claims(records)
@@ -475,8 +480,8 @@ def plot_profiles(rows: list, tasks: list, path=None):
 
 
 def plot_survival(records: list, claim: Claim, path=None):
-    "A claim's Kaplan-Meier curves: the fraction of runs not yet at the event against its metric, one panel per stratum."
-    import matplotlib
+    """A claim's Kaplan-Meier curves: the fraction of runs not yet at the event against its metric, one panel per
+    stratum."""
     import matplotlib.pyplot as plt
     by_arm = claim_runs(records, claim)
     levels = sorted({s[claim.strata] for s, _ in claim.runs})

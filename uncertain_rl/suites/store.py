@@ -90,7 +90,8 @@ def _process_state(name: str, value) -> bool:
 
 
 def code_fingerprint(*roots, package: str = 'uncertain_rl') -> str:
-    "A hash of the source (without docstrings) of `roots` and of every function, class and constant of `package` they reach."
+    """A hash of the source (without docstrings) of `roots` and of every function, class and constant of `package` they
+    reach."""
     pieces, queue, seen = {}, list(roots), set()
     while queue:
         obj = queue.pop()
@@ -199,7 +200,8 @@ def config_json(config) -> str:
 
 
 def open_store(out) -> sqlite3.Connection:
-    "The results store in directory `out` (created if needed), in WAL mode; a `ValueError` naming a file that is not one."
+    """The results store in directory `out` (created if needed), in WAL mode; a `ValueError` naming a file that is not
+    one."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(out / STORE_FILE, timeout=120)
@@ -226,7 +228,8 @@ def check_columns(con: sqlite3.Connection, path) -> None:
 
 
 def insert_records(con: sqlite3.Connection, records: list) -> int:
-    "Add records in one transaction; a row already stored is kept (the same key is the same run). Returns how many were new."
+    """Add records in one transaction; a row already stored is kept (the same key is the same run). Returns how many
+    were new."""
     marks = ', '.join('?' * len(RECORD_COLUMNS))
     with con:
         before = con.total_changes
@@ -496,7 +499,8 @@ def train_call(out: Path, design: Design, experiment, pending: list, progress=Fa
 
 
 def runs_on(agent: str, suite: Suite) -> bool:
-    "Whether `agent` runs on `suite`'s environment: the same kind of actions, and the environment among its own if it names any."
+    """Whether `agent` runs on `suite`'s environment: the same kind of actions, and the environment among its own if it
+    names any."""
     from uncertain_rl import registry
     return registry.runs_on(agent, suite.env)
 
@@ -591,7 +595,8 @@ def check_agents(agents) -> list:
 
 def run(agents, suites_=('deep_sea',), profile: str = 'quick', out='suite', devices='all', progress: bool = False,
         shard: Shard | None = None) -> dict:
-    "Run the main tables of `profile` (bsuite's protocol) for `agents` on `suites_` into the store in `out`; summed counts."
+    """Run the main tables of `profile` (bsuite's protocol) for `agents` on `suites_` into the store in `out`; summed
+    counts."""
     total, plan = {}, dict(index=0)
     for design in table_designs(agents, suites_, profile):
         for k, v in run_design(design, out, devices, progress, shard, plan).items():

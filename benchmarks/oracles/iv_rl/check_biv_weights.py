@@ -25,10 +25,10 @@ args = ap.parse_args()
 
 sys.path[:0] = [str(args.src / 'bsuite')]
 sys.modules.setdefault('wandb', types.SimpleNamespace(log=lambda *a, **k: None))
-import numpy as np
-import torch
-import bsuite
-from bsuite.models import agent_bootdqn as ab
+import numpy as np  # noqa: E402 (their code on sys.path first)
+import torch  # noqa: E402
+import bsuite  # noqa: E402
+from bsuite.models import agent_bootdqn as ab  # noqa: E402
 
 torch.set_num_threads(1)
 np.random.seed(0)
