@@ -131,8 +131,8 @@ def test_a_toy_environment_reaches_the_command_line_the_viewer_and_the_docs(site
     r = python(site, '-c', f'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources({str(src)!r}); '
                            f'print(open({str(src / "environments.md")!r}).read())')
     assert r.returncode == 0, r.stderr
-    assert '| `toy_sea` | a toy: Deep Sea under its own name |' in r.stdout and 'module `toy_env`' in r.stdout
-    assert '| `deep_sea` |' in r.stdout                                   # ours beside it
+    assert '| `toy_sea` (module `toy_env`) | a toy: Deep Sea under its own name |' in r.stdout, r.stdout
+    assert '| [`deep_sea`](10_envs.deep_sea.ipynb) |' in r.stdout           # ours beside it, linked to its notebook
 
 
 def test_without_the_package_it_is_not_there():

@@ -121,11 +121,12 @@ def environments_page() -> str:
     lines = ['# Environments', '', 'Every registered environment, as the registry knows it (ours, declared by the '
              'environment modules; those of installed packages through the entry-point group `uncertain_rl.envs`; and '
              'those registered at run time). `uncertain-rl envs` prints the same; `bsuite:ID` runs any of bsuite\'s own.',
-             '', '| environment | what | actions | horizon | preset | declares | notebook |', '|---|---|---|---|---|---|---|']
+             'Each name links to the notebook that documents it (a plugin\'s: its module).', '',
+             '| environment | what | actions | horizon | preset | declares |', '|---|---|---|---|---|---|']
     for e in env_catalog():
-        notebook = f"[{e['notebook']}]({e['notebook']}.ipynb)" if e['notebook'] else f"module `{e['module']}`"
-        lines.append(f"| `{e['name']}` | {e['description']} | {'box' if e['continuous'] else 'discrete'} | "
-                     f"{e['horizon'] or ''} | {e['preset'] or ''} | {', '.join(e['declares'])} | {notebook} |")
+        name = f"[`{e['name']}`]({e['notebook']}.ipynb)" if e['notebook'] else f"`{e['name']}` (module `{e['module']}`)"
+        lines.append(f"| {name} | {e['description']} | {'box' if e['continuous'] else 'discrete'} | "
+                     f"{e['horizon'] or ''} | {e['preset'] or ''} | {', '.join(e['declares']).replace('_', ' ')} |")
     return '\n'.join(lines) + '\n'
 
 

@@ -4,12 +4,13 @@
 
 # %% auto #0
 __all__ = ['CATALOG_FILE', 'ENTRY_POINT_GROUP', 'AGENTS_PACKAGE', 'AGENTS', 'ENV_ENTRY_POINT_GROUP', 'ENVS_PACKAGE', 'ENVS',
-           'BSUITE_TWINS', 'module_entries', 'builtin_entries', 'plugin_entries', 'AgentRegistry', 'register_agent',
-           'module_env_entries', 'builtin_env_entries', 'plugin_env_entries', 'describe_env', 'EnvRegistry',
-           'register_env', 'option_type', 'describe_option', 'describe_agent', 'build_catalog', 'write_catalog',
-           'catalog', 'env_catalog', 'agent_signals', 'docs_sections', 'top_level_exports', 'option_table',
-           'agent_entry', 'env_entry', 'preset_env', 'presets_for', 'preset_config', 'env_facts', 'config_for_env',
-           'agent_config', 'entry_for_config', 'make_agent', 'make_env', 'catalog_entry', 'runs_on']
+           'BSUITE_TWINS', 'module_entries', 'builtin_entries', 'plugin_entries', 'DeclaredRegistry', 'AgentRegistry',
+           'register_agent', 'module_env_entries', 'builtin_env_entries', 'plugin_env_entries', 'describe_env',
+           'EnvRegistry', 'register_env', 'option_type', 'describe_option', 'describe_agent', 'build_catalog',
+           'write_catalog', 'catalog', 'env_catalog', 'agent_signals', 'docs_sections', 'top_level_exports',
+           'option_table', 'agent_entry', 'env_entry', 'preset_env', 'presets_for', 'preset_config', 'env_facts',
+           'config_for_env', 'agent_config', 'entry_for_config', 'make_agent', 'make_env', 'catalog_entry',
+           'env_catalog_entry', 'runs_on']
 
 # %% ../nbs/81_registry.ipynb #10fe584d
 import importlib
@@ -58,11 +59,53 @@ def plugin_entries() -> list:
     return [e for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) for e in module_entries(ep.load())]
 
 
-class AgentRegistry(Mapping):
-    "Registered agents by name: ours, installed packages' and those registered at run time; modules load on demand."
+class DeclaredRegistry(Mapping):
+    """Declared entries by name: ours (named in the catalog, their module imported the first time an entry is asked
+    for), installed packages' (an entry-point group, loaded on first use) and run-time registrations. A subclass says
+    where each comes from: `builtin_modules`, `module_entries` and `plugin_entries`."""
+    kind = 'entry'
 
     def __init__(self):
-        self._loaded, self._extra, self._catalog = {}, {}, None
+        self._loaded, self._extra, self._plugins = {}, {}, False
+
+    def builtin_modules(self) -> dict: raise NotImplementedError          # our names -> the module declaring each
+    def module_entries(self, module) -> tuple: raise NotImplementedError  # what a module declares
+    def plugin_entries(self) -> list: raise NotImplementedError           # installed packages' entries
+
+    def extra(self) -> dict:
+        "The entries that are not ours: installed packages' (loaded on first use) and run-time registrations."
+        if not self._plugins:
+            self._plugins = True
+            for e in self.plugin_entries(): self.register(e)
+        return self._extra
+
+    def register(self, entry):
+        "Add an entry (a name can be registered once)."
+        if entry.name in self.builtin_modules() or entry.name in self._extra:
+            raise ValueError(f"{self.kind} {entry.name!r} is already registered")
+        self._extra[entry.name] = entry
+        return entry
+
+    def __getitem__(self, name: str):
+        if name in self._loaded: return self._loaded[name]
+        modules = self.builtin_modules()
+        if name in modules:
+            for e in self.module_entries(importlib.import_module(modules[name])): self._loaded[e.name] = e
+            return self._loaded[name]
+        return self.extra()[name]
+
+    def __contains__(self, name) -> bool: return name in self.builtin_modules() or name in self.extra()   # no import
+    def __iter__(self): return iter([*self.builtin_modules(), *self.extra()])
+    def __len__(self) -> int: return len(self.builtin_modules()) + len(self.extra())
+
+
+class AgentRegistry(DeclaredRegistry):
+    "Registered agents by name: ours, installed packages' (`uncertain_rl.agents`) and those registered at run time."
+    kind = 'agent'
+
+    def __init__(self):
+        super().__init__()
+        self._catalog = None
 
     def builtin_modules(self) -> dict:
         "Our agents' names -> the module declaring each, from the catalog (without it: every module, imported)."
@@ -71,31 +114,8 @@ class AgentRegistry(Mapping):
                              else dict(agents=[describe_agent(e) for e in builtin_entries()]))
         return {a['name']: a['module'] for a in self._catalog['agents']}
 
-    def extra(self) -> dict:
-        "The agents that are not ours: installed packages' (loaded on first use) and run-time registrations."
-        if 'plugins' not in self._loaded:
-            self._loaded['plugins'] = True
-            for e in plugin_entries(): self.register(e)
-        return self._extra
-
-    def register(self, entry: AgentEntry) -> AgentEntry:
-        "Add an agent (a name can be registered once)."
-        if entry.name in self.builtin_modules() or entry.name in self._extra:
-            raise ValueError(f"agent {entry.name!r} is already registered")
-        self._extra[entry.name] = entry
-        return entry
-
-    def __getitem__(self, name: str) -> AgentEntry:
-        if name in self._loaded: return self._loaded[name]
-        modules = self.builtin_modules()
-        if name in modules:
-            for e in module_entries(importlib.import_module(modules[name])): self._loaded[e.name] = e
-            return self._loaded[name]
-        return self.extra()[name]
-
-    def __contains__(self, name) -> bool: return name in self.builtin_modules() or name in self.extra()   # no import
-    def __iter__(self): return iter([*self.builtin_modules(), *self.extra()])
-    def __len__(self) -> int: return len(self.builtin_modules()) + len(self.extra())
+    def module_entries(self, module) -> tuple: return module_entries(module)
+    def plugin_entries(self) -> list: return plugin_entries()
 
 
 AGENTS = AgentRegistry()
@@ -140,12 +160,13 @@ def describe_env(entry: EnvEntry) -> dict:
                 declares=[k for k in ('solved', 'statistics', 'value_range') if getattr(entry, k) is not None])
 
 
-class EnvRegistry(Mapping):
-    """Registered environments by name: ours (names from the catalog, modules imported on demand), installed packages'
-    and those registered at run time."""
+class EnvRegistry(DeclaredRegistry):
+    "Registered environments by name: ours, installed packages' (`uncertain_rl.envs`) and those registered at run time."
+    kind = 'environment'
 
     def __init__(self):
-        self._loaded, self._extra, self._modules, self._plugins = {}, {}, None, False
+        super().__init__()
+        self._modules = None
 
     def builtin_modules(self) -> dict:
         "Our environments' names -> the module declaring each, from the catalog (without it: every module, imported)."
@@ -156,31 +177,8 @@ class EnvRegistry(Mapping):
             self._modules = {e['name']: e['module'] for e in envs}
         return self._modules
 
-    def extra(self) -> dict:
-        "The environments that are not ours: installed packages' (loaded on first use) and run-time registrations."
-        if not self._plugins:
-            self._plugins = True
-            for e in plugin_env_entries(): self.register(e)
-        return self._extra
-
-    def register(self, entry: EnvEntry) -> EnvEntry:
-        "Add an environment (a name can be registered once)."
-        if entry.name in self.builtin_modules() or entry.name in self._extra:
-            raise ValueError(f"environment {entry.name!r} is already registered")
-        self._extra[entry.name] = entry
-        return entry
-
-    def __getitem__(self, name: str) -> EnvEntry:
-        if name in self._loaded: return self._loaded[name]
-        modules = self.builtin_modules()
-        if name in modules:
-            for e in module_env_entries(importlib.import_module(modules[name])): self._loaded[e.name] = e
-            return self._loaded[name]
-        return self.extra()[name]
-
-    def __contains__(self, name) -> bool: return name in self.builtin_modules() or name in self.extra()   # no import
-    def __iter__(self): return iter([*self.builtin_modules(), *self.extra()])
-    def __len__(self) -> int: return len(self.builtin_modules()) + len(self.extra())
+    def module_entries(self, module) -> tuple: return module_env_entries(module)
+    def plugin_entries(self) -> list: return plugin_env_entries()
 
 
 ENVS = EnvRegistry()
@@ -393,7 +391,14 @@ def catalog_entry(name: str) -> dict:
     return next(a for a in catalog()['agents'] if a['name'] == name)
 
 
+def env_catalog_entry(name: str) -> dict:
+    "Environment `name`'s declaration as data (ours from the catalog: no imports)."
+    _choice('env', name, tuple(ENVS))
+    return next(e for e in env_catalog() if e['name'] == name)
+
+
 def runs_on(agent: str, env: str) -> bool:
-    "Whether agent `agent` runs on the registered environment `env`: the same kind of actions, and in its list if any."
-    e, a = env_entry(env), catalog_entry(agent)
-    return a['continuous'] == e.continuous and (not a['envs'] or env in a['envs'])
+    """Whether agent `agent` runs on the registered environment `env`: the same kind of actions, and in its list if
+    any (from the catalog: the command line asks before it imports JAX)."""
+    e, a = env_catalog_entry(env), catalog_entry(agent)
+    return a['continuous'] == e['continuous'] and (not a['envs'] or env in a['envs'])
