@@ -142,4 +142,6 @@ ENTRIES = (AgentEntry(
     signals=ENSEMBLE_SIGNALS + (
         Signal('q_var', 'IV-DQN var of Q', help="IV-DQN: the var-ensemble's mixture variance of Q (aleatoric + spread)"),
         Signal('target_var', 'IV-DQN target var', help="IV-DQN: the variance BIV gives the move's target (Eq. 10)")),
-    golden=(GoldenCase('iv_dqn', SMALL_REPLAY),), docs=IV_RL_DOCS),)
+    golden=(GoldenCase('iv_dqn', SMALL_REPLAY),                                  # and the variance_rule ablation
+            GoldenCase('iv_dqn_sampled', dict(SMALL_REPLAY, variance='sampled'), envs=('deep_sea',))),
+    docs=IV_RL_DOCS),)

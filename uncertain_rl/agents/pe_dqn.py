@@ -409,5 +409,8 @@ ENTRIES = (AgentEntry(
     signals=(ENSEMBLE_SIGNALS[0],
              Signal('w_avg', 'PE-DQN w_avg', help="PE-DQN: w_1 between the QR and C51 value members (the local uncertainty)"),
              Signal('pe_bonus', 'PE-DQN bonus b', help="PE-DQN: the propagated bonus the agent adds, times β, to the mean")),
-    golden=(GoldenCase('pe_dqn', dict(SMALL_REPLAY, v_min=-1., v_max=1.)),),      # the support it was recorded with
+    golden=(GoldenCase('pe_dqn', dict(SMALL_REPLAY, v_min=-1., v_max=1.)),       # the support it was recorded with
+            *(GoldenCase(f'pe_dqn_{name}', dict(SMALL_REPLAY, v_min=-1., v_max=1., **variant), envs=('deep_sea',))
+              for name, variant in (('ind', dict(ablation='ind')), ('scalar', dict(bonus_mode='scalar_mse')),
+                                    ('projected', dict(disagreement='projected'))))),   # each rule of make_pe_rules
     docs=DocsSection('Projection ensembles', ('50_projections', '51_pe_dqn')), for_env=pe_dqn_for_env),)
