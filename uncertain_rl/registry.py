@@ -4,13 +4,13 @@
 
 # %% auto #0
 __all__ = ['CATALOG_FILE', 'ENTRY_POINT_GROUP', 'AGENTS_PACKAGE', 'AGENTS', 'ENV_ENTRY_POINT_GROUP', 'ENVS_PACKAGE', 'ENVS',
-           'BSUITE_TWINS', 'module_entries', 'builtin_entries', 'plugin_entries', 'DeclaredRegistry', 'AgentRegistry',
-           'register_agent', 'module_env_entries', 'builtin_env_entries', 'plugin_env_entries', 'describe_env',
-           'EnvRegistry', 'register_env', 'option_type', 'describe_option', 'describe_agent', 'build_catalog',
-           'write_catalog', 'catalog', 'env_catalog', 'agent_signals', 'docs_sections', 'top_level_exports',
-           'option_table', 'agent_entry', 'env_entry', 'preset_env', 'presets_for', 'preset_config', 'env_facts',
-           'config_for_env', 'agent_config', 'entry_for_config', 'make_agent', 'make_env', 'catalog_entry',
-           'env_catalog_entry', 'runs_on']
+           'BSUITE_TWINS', 'declared', 'declaring_modules', 'installed_entries', 'module_entries', 'builtin_entries',
+           'plugin_entries', 'DeclaredRegistry', 'AgentRegistry', 'register_agent', 'builtin_env_entries',
+           'describe_env', 'EnvRegistry', 'register_env', 'option_type', 'describe_option', 'describe_agent',
+           'build_catalog', 'write_catalog', 'catalog', 'env_catalog', 'agent_signals', 'docs_sections',
+           'top_level_exports', 'option_table', 'agent_entry', 'env_entry', 'preset_env', 'presets_for',
+           'preset_config', 'env_facts', 'config_for_env', 'agent_config', 'entry_for_config', 'make_agent', 'make_env',
+           'catalog_entry', 'env_catalog_entry', 'runs_on']
 
 # %% ../nbs/81_registry.ipynb #10fe584d
 import importlib
@@ -32,13 +32,31 @@ ENTRY_POINT_GROUP = 'uncertain_rl.agents'
 AGENTS_PACKAGE = 'uncertain_rl.agents'
 
 
-def module_entries(module) -> tuple:
-    "The entries (`AgentEntry`) that a module, an entry or a tuple of entries declares."
+def declared(module, entry_type: type) -> tuple:
+    "The entries of `entry_type` (`AgentEntry`, `EnvEntry`) that a module (its `ENTRIES`), an entry or a tuple declares."
     found = getattr(module, 'ENTRIES', module)
-    found = (found,) if isinstance(found, AgentEntry) else tuple(found)
+    found = (found,) if isinstance(found, entry_type) else tuple(found)
     for e in found:
-        if not isinstance(e, AgentEntry): raise ValueError(f"{module!r} declares {e!r}, which is not an AgentEntry")
+        if not isinstance(e, entry_type):
+            raise ValueError(f"{module!r} declares {e!r}, which is not an {entry_type.__name__}")
     return found
+
+
+def declaring_modules(package: str) -> list:
+    "Every module of our `package` that declares `ENTRIES` (imports them all: for writing the catalog and for tests)."
+    found = [importlib.import_module(f'{package}.{m.name}')
+             for m in pkgutil.iter_modules(importlib.import_module(package).__path__)]
+    return [m for m in found if hasattr(m, 'ENTRIES')]
+
+
+def installed_entries(group: str, entry_type: type) -> list:
+    "The entries of installed packages, through the entry-point group `group` (imports those packages)."
+    return [e for ep in importlib.metadata.entry_points(group=group) for e in declared(ep.load(), entry_type)]
+
+
+def module_entries(module) -> tuple:
+    "The agents (`AgentEntry`) that a module, an entry or a tuple of entries declares."
+    return declared(module, AgentEntry)
 
 
 def _reading_order(module) -> tuple:
@@ -48,35 +66,31 @@ def _reading_order(module) -> tuple:
 
 
 def builtin_entries() -> list:
-    "Every entry of our own agent modules, in reading order (imports them all: for writing the catalog and for tests)."
-    package = importlib.import_module(AGENTS_PACKAGE)
-    modules = [importlib.import_module(f'{AGENTS_PACKAGE}.{m.name}') for m in pkgutil.iter_modules(package.__path__)]
-    return [e for m in sorted((m for m in modules if hasattr(m, 'ENTRIES')), key=_reading_order) for e in module_entries(m)]
+    "Every entry of our own agent modules, in reading order (imports them all)."
+    return [e for m in sorted(declaring_modules(AGENTS_PACKAGE), key=_reading_order) for e in module_entries(m)]
 
 
 def plugin_entries() -> list:
-    "The entries of installed packages, through the entry-point group `uncertain_rl.agents` (imports those packages)."
-    return [e for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) for e in module_entries(ep.load())]
+    "The agents of installed packages, through the entry-point group `uncertain_rl.agents` (imports those packages)."
+    return installed_entries(ENTRY_POINT_GROUP, AgentEntry)
 
 
 class DeclaredRegistry(Mapping):
     """Declared entries by name: ours (named in the catalog, their module imported the first time an entry is asked
-    for), installed packages' (an entry-point group, loaded on first use) and run-time registrations. A subclass says
-    where each comes from: `builtin_modules`, `module_entries` and `plugin_entries`."""
-    kind = 'entry'
+    for), installed packages' (the entry-point group `group`, loaded on first use) and run-time registrations. A
+    subclass names its `kind`, `entry_type` and `group`, and where our names come from (`builtin_modules`)."""
+    kind, entry_type, group = 'entry', object, ''
 
     def __init__(self):
         self._loaded, self._extra, self._plugins = {}, {}, False
 
     def builtin_modules(self) -> dict: raise NotImplementedError          # our names -> the module declaring each
-    def module_entries(self, module) -> tuple: raise NotImplementedError  # what a module declares
-    def plugin_entries(self) -> list: raise NotImplementedError           # installed packages' entries
 
     def extra(self) -> dict:
         "The entries that are not ours: installed packages' (loaded on first use) and run-time registrations."
         if not self._plugins:
             self._plugins = True
-            for e in self.plugin_entries(): self.register(e)
+            for e in installed_entries(self.group, self.entry_type): self.register(e)
         return self._extra
 
     def register(self, entry):
@@ -90,7 +104,7 @@ class DeclaredRegistry(Mapping):
         if name in self._loaded: return self._loaded[name]
         modules = self.builtin_modules()
         if name in modules:
-            for e in self.module_entries(importlib.import_module(modules[name])): self._loaded[e.name] = e
+            for e in declared(importlib.import_module(modules[name]), self.entry_type): self._loaded[e.name] = e
             return self._loaded[name]
         return self.extra()[name]
 
@@ -101,7 +115,7 @@ class DeclaredRegistry(Mapping):
 
 class AgentRegistry(DeclaredRegistry):
     "Registered agents by name: ours, installed packages' (`uncertain_rl.agents`) and those registered at run time."
-    kind = 'agent'
+    kind, entry_type, group = 'agent', AgentEntry, ENTRY_POINT_GROUP
 
     def __init__(self):
         super().__init__()
@@ -113,9 +127,6 @@ class AgentRegistry(DeclaredRegistry):
             self._catalog = (json.loads(CATALOG_FILE.read_text()) if CATALOG_FILE.exists()
                              else dict(agents=[describe_agent(e) for e in builtin_entries()]))
         return {a['name']: a['module'] for a in self._catalog['agents']}
-
-    def module_entries(self, module) -> tuple: return module_entries(module)
-    def plugin_entries(self) -> list: return plugin_entries()
 
 
 AGENTS = AgentRegistry()
@@ -130,26 +141,10 @@ ENV_ENTRY_POINT_GROUP = 'uncertain_rl.envs'
 ENVS_PACKAGE = 'uncertain_rl.envs'
 
 
-def module_env_entries(module) -> tuple:
-    "The environments (`EnvEntry`) that a module, an entry or a tuple of entries declares."
-    found = getattr(module, 'ENTRIES', module)
-    found = (found,) if isinstance(found, EnvEntry) else tuple(found)
-    for e in found:
-        if not isinstance(e, EnvEntry): raise ValueError(f"{module!r} declares {e!r}, which is not an EnvEntry")
-    return found
-
-
 def builtin_env_entries() -> list:
     "Every environment of our modules, in the order of the notebooks that document them (imports every module)."
-    package = importlib.import_module(ENVS_PACKAGE)
-    modules = [importlib.import_module(f'{ENVS_PACKAGE}.{m.name}') for m in pkgutil.iter_modules(package.__path__)]
-    entries = [e for m in modules if hasattr(m, 'ENTRIES') for e in module_env_entries(m)]
+    entries = [e for m in declaring_modules(ENVS_PACKAGE) for e in declared(m, EnvEntry)]
     return sorted(entries, key=lambda e: e.notebook or '~')          # stable: a module's own order within it
-
-
-def plugin_env_entries() -> list:
-    "The environments of installed packages, through the entry-point group `uncertain_rl.envs` (imports them)."
-    return [e for ep in importlib.metadata.entry_points(group=ENV_ENTRY_POINT_GROUP) for e in module_env_entries(ep.load())]
 
 
 def describe_env(entry: EnvEntry) -> dict:
@@ -162,23 +157,23 @@ def describe_env(entry: EnvEntry) -> dict:
 
 class EnvRegistry(DeclaredRegistry):
     "Registered environments by name: ours, installed packages' (`uncertain_rl.envs`) and those registered at run time."
-    kind = 'environment'
+    kind, entry_type, group = 'environment', EnvEntry, ENV_ENTRY_POINT_GROUP
 
     def __init__(self):
         super().__init__()
-        self._modules = None
+        self._described = None
 
-    def builtin_modules(self) -> dict:
-        "Our environments' names -> the module declaring each, from the catalog (without it: every module, imported)."
-        if self._modules is None:
+    def described(self) -> list:
+        "Our environments' declarations as data, from the catalog (without it: from every module, imported)."
+        if self._described is None:
             AGENTS.builtin_modules()                                # reads the catalog
             envs = AGENTS._catalog.get('envs')
-            envs = envs if envs is not None else [describe_env(e) for e in builtin_env_entries()]
-            self._modules = {e['name']: e['module'] for e in envs}
-        return self._modules
+            self._described = envs if envs is not None else [describe_env(e) for e in builtin_env_entries()]
+        return self._described
 
-    def module_entries(self, module) -> tuple: return module_env_entries(module)
-    def plugin_entries(self) -> list: return plugin_env_entries()
+    def builtin_modules(self) -> dict:
+        "Our environments' names -> the module declaring each."
+        return {e['name']: e['module'] for e in self.described()}
 
 
 ENVS = EnvRegistry()
@@ -256,8 +251,7 @@ def catalog() -> dict:
 
 def env_catalog() -> list:
     "Every registered environment's declaration as data: ours from `catalog.json`, the others described live."
-    ENVS.builtin_modules()
-    return [*AGENTS._catalog.get('envs', []), *(describe_env(e) for e in ENVS.extra().values())]
+    return [*ENVS.described(), *(describe_env(e) for e in ENVS.extra().values())]
 
 # %% ../nbs/81_registry.ipynb #cat00004
 def agent_signals() -> list:
