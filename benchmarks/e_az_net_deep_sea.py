@@ -29,17 +29,15 @@ COMPARISONS = (('e_az_net', 'az_net'), ('e_az_net', 'az_ube_net'), ('e_az_net', 
 def run_agent(name: str, size: int, steps: int, seeds: int) -> dict:
     "One compiled run of `name` over `seeds` vmapped seeds; first treasure and solved-at per seed (0: never)."
     import jax
-    from uncertain_rl.agents.e_az import e_az_config, make_e_az
-    from uncertain_rl.agents.e_az_net import e_az_net_config, make_e_az_net
     from uncertain_rl.base import gymnax_spec
     from uncertain_rl.envs.deep_sea import DeepSea
     from uncertain_rl.loops import TrainConfig, run_chunked, train
     from uncertain_rl.metrics import first_treasure_episode, solved_at
     from uncertain_rl import runtime
+    from uncertain_rl.registry import agent_config, make_agent
     runtime.setup()                      # as experiments.run does (Threefry written out, the compilation cache)
     env = DeepSea(size, mapping_seed=42)
-    if name.endswith('_net'): agent = make_e_az_net(e_az_net_config(name[:-4]), gymnax_spec(env))
-    else: agent = make_e_az(e_az_config(name), gymnax_spec(env))
+    agent = make_agent(name, agent_config(name), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=steps // size))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(seeds))
     start = time.perf_counter()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from uncertain_rl.agents.e_az import e_az_config
+from uncertain_rl.registry import agent_config
 from uncertain_rl.experiments import Experiment, split_keys, sweep
 from uncertain_rl.metrics import first_treasure_episode, sweep_solved_at
 
@@ -28,7 +28,7 @@ AGENTS = {'e_az': ('E-AZ (β = 10)', {'beta': [10.]}), 'az_ube': ('AZ + UBE (β 
 
 def run(agent: str, size: int, seeds: int, episodes: int, simulations: int) -> dict:
     start = time.perf_counter()
-    exp = Experiment(e_az_config(agent, simulations=simulations), 'deep_sea', episodes=episodes, size=size, seeds=seeds,
+    exp = Experiment(agent_config(agent, simulations=simulations), 'deep_sea', episodes=episodes, size=size, seeds=seeds,
                      keys=split_keys(seeds), grid=AGENTS[agent][1], eval_every=0, snapshots=0, num_chunks=25)
     done, res = sweep(exp, sweep_solved_at)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(-1)

@@ -14,7 +14,8 @@ import jax
 import numpy as np
 import pytest
 
-from uncertain_rl.agents.e_az import EAZ_MODES, e_az_config, make_e_az
+from uncertain_rl.agents.e_az import EAZ_MODES, make_e_az
+from uncertain_rl.registry import agent_config
 from uncertain_rl.app.cli import main
 from uncertain_rl.envs.deep_sea import DeepSea
 from uncertain_rl.loops import TrainConfig, run_chunked, train
@@ -25,7 +26,7 @@ from uncertain_rl.rundir import load_snapshots as load_run
 
 def _run(mode, size, steps, seeds, **overrides):
     env = DeepSea(size, mapping_seed=42)
-    agent = make_e_az(e_az_config(mode, **overrides), gymnax_spec(env))
+    agent = make_e_az(agent_config(mode, **overrides), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=steps // size))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(seeds))
     return run, keys, run_chunked(run, keys, num_chunks=2, progress=False)
@@ -47,7 +48,7 @@ def test_modes_run_finite_and_vmapped_seeds_equal_single_runs(mode):
 def test_whole_run_compiles_once():
     "Two chunks of one compiled scan: the step function is traced once, not once per step or seed."
     env = DeepSea(5, mapping_seed=42)
-    agent = make_e_az(e_az_config('e_az', simulations=4), gymnax_spec(env))
+    agent = make_e_az(agent_config('e_az', simulations=4), gymnax_spec(env))
     traces = []
     act = agent.act
     counted = agent._replace(act=lambda *a: (traces.append(1), act(*a))[1])

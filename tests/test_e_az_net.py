@@ -12,7 +12,8 @@ import jax
 import numpy as np
 import pytest
 
-from uncertain_rl.agents.e_az_net import e_az_net_config, make_e_az_net
+from uncertain_rl.agents.e_az_net import make_e_az_net
+from uncertain_rl.registry import agent_config
 from uncertain_rl.app.cli import main
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl.envs.deep_sea import DeepSea
@@ -23,7 +24,7 @@ from uncertain_rl.rundir import load_snapshots as load_run
 
 def _run(mode, size, steps, seeds, **overrides):
     env = DeepSea(size, mapping_seed=42)
-    agent = make_e_az_net(e_az_net_config(mode, **overrides), gymnax_spec(env))
+    agent = make_e_az_net(agent_config(f'{mode}_net', **overrides), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=steps // size))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(seeds))
     return run, keys, run_chunked(run, keys, num_chunks=2, progress=False)
@@ -33,7 +34,7 @@ def test_whole_run_compiles_once():
     "Chunks of one compiled scan over vmapped seeds (vmapped seeds equal separate runs: tested in the notebook, with β)."
     traces = []
     env = DeepSea(5, mapping_seed=42)
-    agent = make_e_az_net(e_az_net_config('e_az', simulations=4), gymnax_spec(env))
+    agent = make_e_az_net(agent_config('e_az_net', simulations=4), gymnax_spec(env))
     act = agent.act
     counted = agent._replace(act=lambda *a: (traces.append(1), act(*a))[1])
     run = train(TrainConfig(env, counted, num_steps=100, max_episodes=20))

@@ -8,7 +8,6 @@ from pathlib import Path
 import uncertain_rl
 
 AGENTS = Path(uncertain_rl.__file__).resolve().parent / 'agents'
-NOT_YET = {'e_az.py', 'e_az_net.py'}   # item 1 of issue 44 (one E-AZ over a model protocol) makes their choices once
 
 
 def string_comparisons(source: str) -> list:
@@ -42,7 +41,7 @@ def problems(path: Path) -> list:
 
 
 def test_no_agent_compares_a_name_inside_a_compiled_function():
-    found = [p for f in sorted(AGENTS.glob('*.py')) if f.name not in NOT_YET for p in problems(f)]
+    found = [p for f in sorted(AGENTS.glob('*.py')) for p in problems(f)]
     assert not found, '\n'.join(found)
 
 
@@ -58,7 +57,3 @@ def test_the_check_finds_a_comparison_where_it_would_run_compiled(tmp_path):
                       'def make_x(config, spec):\n    rule = A if config.mode == "a" else B\n    return rule\n')
     assert problems(chosen) == []
 
-
-def test_the_modules_left_for_item_1_still_compare():
-    "When E-AZ chooses its variants once, this fails: take its modules out of NOT_YET."
-    assert all(problems(AGENTS / name) for name in NOT_YET)

@@ -7,7 +7,7 @@ __all__ = ['AGGREGATIONS', 'backup_variance', 'path_backup_variances', 'n_step_v
            'weighted_mean', 'safe_sqrt', 'edge_std_mean', 'node_std', 'node_var', 'edge_std_from_node_std',
            'edge_std_from_node_var', 'aggregate_edge_std', 'visit_counts', 'count_novelty', 'binary_novelty',
            'horizon_factor', 'leaf_value_variance', 'RND', 'RNDState', 'make_rnd', 'rnd_init', 'rnd_error',
-           'rnd_uncertainty', 'rnd_update', 'deep_sea_pair_features']
+           'rnd_uncertainty', 'rnd_update']
 
 # %% ../nbs/60_propagation.ipynb #pg000005
 from typing import NamedTuple, Sequence
@@ -191,8 +191,3 @@ def rnd_update(rnd: RND, state: RNDState, x: jax.Array) -> tuple[RNDState, jax.A
     updates, opt_state = rnd.optimizer.update(grads, state.opt_state, state.predictor_params)
     return state._replace(predictor_params=optax.apply_updates(state.predictor_params, updates),
                           opt_state=opt_state), loss
-
-# %% ../nbs/60_propagation.ipynb #pg000040
-def deep_sea_pair_features(row: jax.Array, column: jax.Array, action: jax.Array, size: int) -> jax.Array:
-    "A Deep Sea state-action pair as `2 size + 2` features: row one-hot, column one-hot, action one-hot (App. E.2)."
-    return jnp.concatenate([jax.nn.one_hot(row, size), jax.nn.one_hot(column, size), jax.nn.one_hot(action, 2)])

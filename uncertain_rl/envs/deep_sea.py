@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['DEEP_SEA_VARIANTS', 'DEEP_SEA_HORIZON', 'ENTRIES', 'deep_sea_action_mapping', 'DeepSeaState', 'DeepSeaParams',
            'deep_sea_observation', 'deep_sea_transition', 'deep_sea_mean_transition', 'DeepSea', 'make_deep_sea',
-           'deep_sea_value_range', 'optimal_actions', 'rollout', 'render_deep_sea', 'deep_sea_statistics',
-           'deep_sea_entry']
+           'deep_sea_value_range', 'DeepSeaModel', 'optimal_actions', 'rollout', 'render_deep_sea',
+           'deep_sea_statistics', 'deep_sea_entry']
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #d432e9c7
 import jax
@@ -140,6 +140,13 @@ class DeepSea(RunningStatistics, environment.Environment):
         obs = jax.vmap(deep_sea_observation, in_axes=(0, 0, None))(rows, cols, N)
         return Cells(obs, jax.vmap(per_cell)(rows, cols), N)
 
+    def planning_model(self, params: DeepSeaParams | None = None) -> 'DeepSeaModel':
+        "The true model a planning agent may search with (below); only the deterministic variant has one."
+        if not self.deterministic:
+            raise ValueError("env must be the deterministic Deep Sea to plan with its true model, got the stochastic "
+                             "variant (its slip and end noise are not a model a planner is given)")
+        return DeepSeaModel(self.default_params if params is None else params, self.size)
+
     def cell_index(self, obs: jax.Array) -> jax.Array:
         "The cell `r * N + c` of an observation (0 for the all-zero observation after the last step)."
         return jnp.argmax(obs.reshape(-1)).astype(jnp.int32)
@@ -176,6 +183,56 @@ def deep_sea_value_range(params: DeepSeaParams, discount: float = 1.) -> tuple:
     "The discounted returns worth representing: the treasure and the move costs in [-1, 1], and 3 sd of the end noise."
     noise = 0. if bool(params.deterministic) else 3.
     return (-1. - noise, 1. + noise)
+
+# %% ../../nbs/10_envs.deep_sea.ipynb #dsmodel2
+@struct.dataclass
+class DeepSeaModel:
+    "Deterministic Deep Sea's true model for a planner: cells `(row, column)` index tables of shape `grid`."
+    params: DeepSeaParams
+    size: int = struct.field(pytree_node=False)
+    num_actions: int = struct.field(pytree_node=False, default=2)
+    cell_names = ('row', 'col')
+
+    @property
+    def grid(self) -> tuple: return (self.size, self.size)
+    @property
+    def horizon(self) -> int: return self.size             # every episode lasts N steps
+
+    def locate(self, obs: jax.Array) -> tuple:
+        "The cell of an observation `[N, N]` (one-hot): `(row, column)`, int32."
+        row, col = jnp.divmod(jnp.argmax(obs.reshape(-1)), self.size)
+        return row.astype(jnp.int32), col.astype(jnp.int32)
+
+    def step(self, cell: tuple, action) -> tuple:
+        "`(next cell, terminal)` by the true transition; after the last row the next cell is clamped into the grid."
+        nxt, _, terminal = deep_sea_mean_transition(self.params, self.size, cell[0], cell[1], action)
+        return (jnp.minimum(nxt.row, self.size - 1), nxt.column), terminal
+
+    def steps_left(self, cell: tuple) -> jax.Array:
+        "Steps from `cell` to the episode's end, `N - row`."
+        return self.size - cell[0]
+
+    def all_cells(self) -> tuple:
+        "Every cell, row-major (`r N + c`): `(rows, columns)`, each `[N^2]`."
+        return jnp.divmod(jnp.arange(self.size * self.size), self.size)
+
+    def flat(self, cell: tuple) -> jax.Array:
+        "The cell's index `r N + c` in `all_cells` (the viewer's and `Cells`' order)."
+        return cell[0] * self.size + cell[1]
+
+    def state_features(self, cell: tuple) -> jax.Array:
+        "App. E.2's representation, `[..., 2N]`: the row's one-hot, then the column's."
+        return jnp.concatenate([jax.nn.one_hot(cell[0], self.size), jax.nn.one_hot(cell[1], self.size)], -1)
+
+    def pair_features(self, cell: tuple, action) -> jax.Array:
+        "A state-action pair, `[..., 2N + 2]`: `state_features`, then the action's one-hot."
+        return jnp.concatenate([self.state_features(cell), jax.nn.one_hot(action, self.num_actions)], -1)
+
+    def greedy_path(self, greedy: jax.Array) -> jax.Array:
+        "The cells `r N + c` of the episode that takes `greedy[r N + c]` (`[N^2]`) from (0, 0), walked with this model."
+        def step(cell, _):
+            return self.step(cell, greedy[self.flat(cell)])[0], self.flat(cell)
+        return jax.lax.scan(step, (jnp.int32(0), jnp.int32(0)), None, length=self.horizon)[1]
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #cb5dd0db
 def optimal_actions(params: DeepSeaParams) -> jax.Array:
