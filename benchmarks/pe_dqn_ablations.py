@@ -85,7 +85,7 @@ def jobs() -> dict:
 def experiment(spec: dict, quick: bool):
     "The job's `Experiment` and the labels of its grid's settings."
     from uncertain_rl.agents.boot_dqn import BootDQNConfig
-    from uncertain_rl.agents.pe_dqn import pe_dqn_config
+    from uncertain_rl.agents.pe_dqn import PEDQNConfig
     from uncertain_rl.experiments import Experiment, split_keys
     n_seeds = 2 if quick else 10
     if spec['seeds'] == 'test': seeds = dict(seeds=n_seeds, keys=split_keys(n_seeds))
@@ -97,21 +97,21 @@ def experiment(spec: dict, quick: bool):
         return Experiment(BootDQNConfig(), 'deep_sea', grid=[dict(prior_scale=5.)], **common), [{}]
     if spec['kind'] == 'ablation':
         v = spec['variant']
-        config = pe_dqn_config(ablation='none' if v in ('pe_dqn', 'beta0') else v, beta_decay_episodes=DECAY)
+        config = PEDQNConfig(ablation='none' if v in ('pe_dqn', 'beta0') else v, beta_decay_episodes=DECAY)
         beta = dict(beta=0., beta_final=0.) if v == 'beta0' else dict(beta=5., beta_final=1.)
         settings = [dict(regime=r, **p, **beta) for r, p in REGIMES.items()]
     elif spec['kind'] == 'cause':
-        config = pe_dqn_config(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
+        config = PEDQNConfig(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
         settings = CAUSE_GRID
     elif spec['kind'] == 'confirm':
         d, prior, beta = (PAPER['disagreement'], PAPER['prior_scale'], PAPER['beta']) if spec['setting'] == 'paper' else CHOSEN
-        config = pe_dqn_config(disagreement=d, beta_decay_episodes=DECAY)
+        config = PEDQNConfig(disagreement=d, beta_decay_episodes=DECAY)
         settings = [dict(prior_scale=prior, beta=beta, beta_final=1.)]
     elif spec['kind'] == 'bonus':
-        config = pe_dqn_config(bonus_max=spec['bonus_max'], beta_decay_episodes=DECAY)
+        config = PEDQNConfig(bonus_max=spec['bonus_max'], beta_decay_episodes=DECAY)
         settings = [dict(prior_scale=PAPER['prior_scale'], beta=PAPER['beta'], beta_final=PAPER['beta_final'])]
     else:
-        config = pe_dqn_config(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
+        config = PEDQNConfig(disagreement=spec['disagreement'], beta_decay_episodes=DECAY)
         settings = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
     grid = [{k: v for k, v in s.items() if k != 'regime'} for s in settings]
     return Experiment(config, 'deep_sea', grid=grid, **common), settings

@@ -19,16 +19,16 @@ from pathlib import Path
 import numpy as np
 
 from uncertain_rl.agents.boot_dqn import BootDQNConfig
-from uncertain_rl.agents.pe_dqn import pe_dqn_config
+from uncertain_rl.agents.pe_dqn import PEDQNConfig
 from uncertain_rl.experiments import Experiment, split_keys, sweep
 from uncertain_rl.metrics import sweep_solved_at, beats_dithering, first_treasure_episode
 
 # label -> (config factory, swept settings)
-AGENTS = {'pe_dqn': (pe_dqn_config, {'beta': [5.]}),
-          'beta0': (pe_dqn_config, {'beta': [0.], 'beta_final': [0.]}),
-          'ind': (lambda: pe_dqn_config(ablation='ind'), {'beta': [5.]}),
-          'c51c51': (lambda: pe_dqn_config(ablation='c51c51'), {'beta': [5.]}),
-          'qrqr': (lambda: pe_dqn_config(ablation='qrqr'), {'beta': [5.]}),
+AGENTS = {'pe_dqn': (PEDQNConfig, {'beta': [5.]}),
+          'beta0': (PEDQNConfig, {'beta': [0.], 'beta_final': [0.]}),
+          'ind': (lambda: PEDQNConfig(ablation='ind'), {'beta': [5.]}),
+          'c51c51': (lambda: PEDQNConfig(ablation='c51c51'), {'beta': [5.]}),
+          'qrqr': (lambda: PEDQNConfig(ablation='qrqr'), {'beta': [5.]}),
           'boot_dqn': (BootDQNConfig, {'prior_scale': [5.]})}
 LABELS = {'pe_dqn': 'PE-DQN (β 5 → 1)', 'beta0': 'PE-DQN, β = 0', 'ind': 'PE-DQN [Ind.]', 'c51c51': 'PE-DQN [C51/C51]',
           'qrqr': 'PE-DQN [QR/QR]', 'boot_dqn': 'Bootstrapped DQN (bsuite)'}

@@ -2,7 +2,7 @@
 
 PE-DQN updates four distributional models per environment step (QR and C51 value members, QR and C51 bonus members,
 K atoms per action each, one fused forward and backward); Bootstrapped DQN updates 20 scalar Q-networks. Episodes per
-second per seed: PE-DQN (the default network, `PE_DQN_SMALL`; and the paper's
+second per seed: PE-DQN (the default network, `PEDQNConfig()`; and the paper's
 network), our Bootstrapped DQN and bsuite's `boot_dqn` (bsuite's defaults for both), and ratios against bsuite's.
 Ours run through `experiments.run`, the whole training one compiled chunk on one device (no evaluations or
 snapshots); timings exclude compilation (reported separately); bsuite's agent is timed after a warm-up that compiles
@@ -17,7 +17,7 @@ import jax
 
 from boot_dqn_speed import SIZE, bsuite_episodes_per_second, ours
 from uncertain_rl.agents.boot_dqn import BootDQNConfig
-from uncertain_rl.agents.pe_dqn import PEDQNConfig, PE_DQN_SMALL
+from uncertain_rl.agents.pe_dqn import PE_DQN_PAPER, PEDQNConfig
 
 
 def main():
@@ -29,12 +29,12 @@ def main():
     print(f"Deep Sea {SIZE} on {jax.devices()[0].platform} ({jax.device_count()} device), jax {jax.__version__}")
     ref = bsuite_episodes_per_second(args.bsuite_episodes)
     rows = [('bsuite boot_dqn (Haiku, K=20)', ref, None)]
-    small = PEDQNConfig(**PE_DQN_SMALL)
+    small = PEDQNConfig()
     cases = [('ours, Bootstrapped DQN (K=20), 1 seed', BootDQNConfig(), 1),
              ('ours, PE-DQN (default network), 1 seed', small, 1),
              ('ours, PE-DQN (default network), 4 seeds', small, 4),
              ('ours, PE-DQN (default network, projected w_1), 1 seed', small.replace(disagreement='projected'), 1)]
-    if args.paper: cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', PEDQNConfig(), 1))
+    if args.paper: cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', PEDQNConfig(**PE_DQN_PAPER), 1))
     for name, config, seeds in cases:
         eps, compile_s = ours(config, seeds, args.episodes)
         rows.append((name, eps / seeds, compile_s))

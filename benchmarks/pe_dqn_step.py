@@ -31,7 +31,7 @@ Transition = namedtuple('Transition', 'obs action reward discount next_obs done'
 def ms_per_step(disagreement: str, steps: int = 50, rounds: int = 5) -> tuple:
     "(wall, CPU) milliseconds per step, the best of `rounds` runs of `steps` steps."
     spec = EnvSpec((10, 10), 2, True)
-    agent = PE.make_pe_dqn(PE.pe_dqn_config(disagreement=disagreement, v_min=-1., v_max=1.), spec)   # Deep Sea's returns
+    agent = PE.make_pe_dqn(PE.PEDQNConfig(disagreement=disagreement, v_min=-1., v_max=1.), spec)   # Deep Sea's returns
     cells = jnp.eye(100).reshape(100, 10, 10)
     transition = lambda i: Transition(cells[i % 100], i % 2, jnp.float32(0.), jnp.float32(1.), cells[(i + 7) % 100],
                                       jnp.bool_(False))

@@ -25,10 +25,10 @@ HELD_OUT, TEST = list(range(1000, 1010)), list(range(10))
 
 def measure(seeds: list, lambdas: list, episodes: int, size: int) -> dict:
     "First-treasure and solved-at episodes `[lambdas, seeds]` (0: never) of UCB on Deep Sea `size`."
-    from uncertain_rl.agents.ucb import ucb_agent_config
+    from uncertain_rl.registry import agent_config
     from uncertain_rl.experiments import Experiment, run
     from uncertain_rl.metrics import first_treasure_episode, sweep_solved_at
-    exp = Experiment(ucb_agent_config('ucb'), 'deep_sea', episodes=episodes, size=size, seeds=seeds,
+    exp = Experiment(agent_config('ucb'), 'deep_sea', episodes=episodes, size=size, seeds=seeds,
                      grid={'ucb_lambda': lambdas}, eval_every=0, snapshots=0, num_chunks=10)
     res = run(exp)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(len(lambdas), len(seeds))

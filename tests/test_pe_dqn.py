@@ -13,7 +13,7 @@ import jax
 import numpy as np
 import pytest
 
-from uncertain_rl.agents.pe_dqn import PEDQNConfig, make_pe_dqn, pe_dqn_config
+from uncertain_rl.agents.pe_dqn import PEDQNConfig, make_pe_dqn
 from uncertain_rl.app.cli import main
 from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
 from uncertain_rl.envs.deep_sea import DeepSea
@@ -116,7 +116,7 @@ def test_pe_dqn_solves_deep_sea_10_in_3_of_3_seeds(tmp_path):
 def test_r9_bsuite_smoke(tmp_path, bsuite_id, episodes, check):
     "Seed 0; the default network, the support [-1, 1] (these three tasks' returns lie in it), β 5 -> 1 over a third of the run."
     env, spec = load_bsuite(bsuite_id, str(tmp_path))
-    agent = make_pe_dqn(pe_dqn_config(v_min=-1., v_max=1., beta_decay_episodes=round(episodes / 3)), spec)
+    agent = make_pe_dqn(PEDQNConfig(v_min=-1., v_max=1., beta_decay_episodes=round(episodes / 3)), spec)
     _, logs = run_dm_env(env, agent, jax.random.PRNGKey(0), num_episodes=episodes)
     ret = np.asarray(logs['episode_return'])
     assert check(ret), [round(float(ret[i:i + 100].mean()), 2) for i in range(0, episodes, 100)]

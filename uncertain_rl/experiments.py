@@ -809,10 +809,10 @@ def compare_agents(env, episode_steps: int, episodes: int, seeds: int, solved_fn
     episode at most), one experiment per network shape. `solved_fn(logs) -> [runs]` gives each run's solved-at episode
     (0: not solved); with `stop_when_solved` a group stops once all its runs have solved (its later episodes stay
     NaN). Returns the solved-at episodes per label `[seeds]` and the logs per label."""
-    from uncertain_rl.agents.ucb import UCBConfig, ucb_agent_config
+    from uncertain_rl.agents.ucb import UCB_PRESETS, UCBConfig
     groups = {}
     for label, name, overrides in agents:
-        cfg = ucb_agent_config(name, **{**config, **overrides})
+        cfg = UCBConfig(**{**UCB_PRESETS[check_choice('agent', name, tuple(UCB_PRESETS))], **config, **overrides})
         groups.setdefault(cfg.num_ensemble, []).append((label, cfg))
     solved, logs = {}, {}
     traced = UCBConfig.traced_fields()

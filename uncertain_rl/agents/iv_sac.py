@@ -5,11 +5,10 @@
 # %% auto #0
 __all__ = ['LOG_STD_MIN', 'LOG_STD_MAX', 'EXPLORATIONS', 'SAC_PRESETS', 'ENTRIES', 'gaussian_log_prob', 'tanh_log_det',
            'tanh_gaussian_sample', 'tanh_gaussian_log_prob', 'clipped_soft_target', 'polyak', 'temperature_loss',
-           'SACConfig', 'sac_config', 'SACNetworks', 'make_networks', 'policy', 'critic', 'members_policy',
-           'members_critic', 'cross_critic', 'dense_layers', 'dense', 'observation_part',
-           'critic_from_observation_part', 'other_members', 'with_own_values', 'cross_critic_per_action_set',
-           'twin_mixture_variance', 'SACState', 'init_sac', 'critic_terms', 'actor_terms', 'sac_loss', 'sac_update',
-           'ucb_choice', 'mask_with_one', 'make_sac']
+           'SACConfig', 'SACNetworks', 'make_networks', 'policy', 'critic', 'members_policy', 'members_critic',
+           'cross_critic', 'dense_layers', 'dense', 'observation_part', 'critic_from_observation_part', 'other_members',
+           'with_own_values', 'cross_critic_per_action_set', 'twin_mixture_variance', 'SACState', 'init_sac',
+           'critic_terms', 'actor_terms', 'sac_loss', 'sac_update', 'ucb_choice', 'mask_with_one', 'make_sac']
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0004
 from dataclasses import dataclass
@@ -113,14 +112,8 @@ class SACConfig(BIVConfig):
 SAC_PRESETS = {
     'sac': dict(num_ensemble=1, exploration='bootstrap', weighting='uniform', la_weight=0., actor_weighting=False),
     'ensemble_sac': dict(weighting='uniform', la_weight=0., actor_weighting=False),
-    'iv_sac': dict(),
+    'iv_sac': dict(),            # SACConfig() is IV-SAC
 }
-
-
-def sac_config(name: str, **overrides) -> SACConfig:
-    "The config of the preset `name` (`sac`, `ensemble_sac` or `iv_sac`), then `overrides`."
-    if name not in SAC_PRESETS: raise ValueError(f"name must be one of {', '.join(map(repr, SAC_PRESETS))}, got {name!r}")
-    return SACConfig(**{**SAC_PRESETS[name], **overrides})
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0017
 class SACNetworks(NamedTuple):
