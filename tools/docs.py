@@ -94,13 +94,14 @@ def home_page() -> str:
 
 def agents_page() -> str:
     "Every registered agent: description, options with their defaults, presets, signals, documentation section."
-    from uncertain_rl.registry import catalog
+    from uncertain_rl.registry import ENVS, catalog, runs_on
     lines = ['# Agents', '', 'Every registered agent, as the registry knows it (ours, those of installed packages through '
              'the entry-point group `uncertain_rl.agents`, and those registered at run time). '
              '`uncertain-rl agents` prints the same.', '']
     for a in catalog()['agents']:
         kind = 'box actions' if a['continuous'] else 'discrete actions'
-        where = f"; runs on {', '.join(a['envs'])} only" if a['envs'] else ''
+        only = [e for e in ENVS if runs_on(a['name'], e)] if a['envs'] or a['model_based'] else []
+        where = f"; runs on {', '.join(only)} only" if only else ''
         docs = f" Documented in *{a['docs']['caption']}*." if a['docs'] else ''
         lines += [f"## `{a['name']}`", '', f"{a['description']} ({kind}{where}; module `{a['module']}`).{docs}", '']
         if a['options']:

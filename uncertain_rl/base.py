@@ -153,7 +153,8 @@ class AgentEntry:
     envs: tuple = ()           # the registered environments it runs on (empty: any with its kind of actions)
     continuous: bool = False   # acts in box action spaces; False: discrete actions
     for_env: Optional[Callable] = None      # (config, EnvFacts) -> config: settings it derives from the environment
-    model_based: bool = False  # plans with the environment's own model (`EnvSpec.env`): runs of a batch share it
+    model_based: bool = False  # plans with the environment's own model (`EnvSpec.env`): runs of a batch share it, and
+                               # it runs only where the environment declares one (`EnvEntry.planning`)
 
     def __post_init__(self):
         fields_ = getattr(self.config_class, '__dataclass_fields__', {})
@@ -206,6 +207,7 @@ class EnvEntry:
     horizon: Optional[int] = None           # the training horizon in episodes (bsuite's for its experiments)
     notebook: Optional[str] = None          # the notebook that documents it (the docs link to it)
     sized: bool = True                      # whether `size` changes it (False: the constructor ignores it)
+    planning: bool = False                  # it gives planning agents its true model (`env.planning_model(params)`)
 
     def facts(self, params) -> EnvFacts:
         "What this environment declares to agents, at its parameters `params`."

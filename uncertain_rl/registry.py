@@ -151,8 +151,10 @@ def describe_env(entry: EnvEntry) -> dict:
     "An environment's declaration as data: where it is declared and what it declares."
     return dict(name=entry.name, module=entry.make.__module__, description=entry.description,
                 continuous=entry.continuous, sized=entry.sized, horizon=entry.horizon, notebook=entry.notebook,
+                planning=entry.planning,
                 preset=None if entry.preset is None else entry.preset.name,
-                declares=[k for k in ('solved', 'statistics', 'value_range') if getattr(entry, k) is not None])
+                declares=[k for k in ('solved', 'statistics', 'value_range') if getattr(entry, k) is not None]
+                + (['planning_model'] if entry.planning else []))
 
 
 class EnvRegistry(DeclaredRegistry):
@@ -216,7 +218,8 @@ def describe_agent(entry: AgentEntry) -> dict:
     config = entry.config()
     return dict(
         name=entry.name, module=entry.make.__module__, description=entry.description,
-        continuous=entry.continuous, envs=list(entry.envs), defaults=_jsonable(dict(entry.defaults)),
+        continuous=entry.continuous, envs=list(entry.envs), model_based=entry.model_based,
+        defaults=_jsonable(dict(entry.defaults)),
         options={name: describe_option(config, name) for name in entry.options},
         presets=[dict(name=p.name, envs=list(p.envs), description=p.description, overrides=_jsonable(dict(p.overrides)))
                  for p in entry.presets],
@@ -392,7 +395,8 @@ def env_catalog_entry(name: str) -> dict:
 
 
 def runs_on(agent: str, env: str) -> bool:
-    """Whether agent `agent` runs on the registered environment `env`: the same kind of actions, and in its list if
-    any (from the catalog: the command line asks before it imports JAX)."""
+    """Whether agent `agent` runs on the registered environment `env`: the same kind of actions, in its list if any,
+    and a planning model where the agent plans (from the catalog: the command line asks before it imports JAX)."""
     e, a = env_catalog_entry(env), catalog_entry(agent)
-    return a['continuous'] == e['continuous'] and (not a['envs'] or env in a['envs'])
+    return (a['continuous'] == e['continuous'] and (not a['envs'] or env in a['envs'])
+            and (not a['model_based'] or e['planning']))

@@ -391,12 +391,12 @@ def _search_entry(mode: str, description: str, options: tuple) -> AgentEntry:
     "One of the three planners: the shared config with its mode and `EAZ_PRESETS` settings; the true Deep Sea model."
     return AgentEntry(mode, EAZConfig, make_e_az, description, defaults=dict(mode=mode, **EAZ_PRESETS[mode]),
                       options=options, signals=E_AZ_SIGNALS, golden=(GoldenCase(mode, envs=('deep_sea',)),),
-                      docs=_SEARCH_DOCS, envs=('deep_sea',), model_based=True)     # plans with Deep Sea's own model
+                      docs=_SEARCH_DOCS, model_based=True)     # on every environment with a planning model
 
 
 ENTRIES = (
-    _search_entry('e_az', 'E-AZ: epistemic MCTS (EPUCT on q + β·σ_q) with the true Deep Sea model, tabular',
+    _search_entry('e_az', 'E-AZ: epistemic MCTS (EPUCT on q + β·σ_q) with the true model of the environment, tabular',
                   ('beta', 'simulations')),
-    _search_entry('az', 'AlphaZero with the true Deep Sea model: β = 0, Dirichlet noise, visit sampling', ('simulations',)),
+    _search_entry('az', 'AlphaZero with the true model of the environment: β = 0, Dirichlet noise, visit sampling', ('simulations',)),
     _search_entry('az_ube', 'AZ + UBE (Eq. 28): AZ search, exploratory actions on a root-only q + β·σ bonus',
                   ('beta', 'simulations')))

@@ -154,12 +154,12 @@ def _net_entry(mode: str, description: str, options: tuple) -> AgentEntry:
     return AgentEntry(f'{mode}_net', EAZNetConfig, make_e_az_net, description,
                       defaults=dict(mode=mode, **EAZ_PRESETS[mode]), options=options, signals=E_AZ_NET_SIGNALS,
                       golden=(GoldenCase(f'{mode}_net', envs=('deep_sea',)),),
-                      docs=DocsSection('Epistemic search', ('63_e_az_net',)), envs=('deep_sea',),
-                      model_based=True)                                   # plans with the environment's own model
+                      docs=DocsSection('Epistemic search', ('63_e_az_net',)),
+                      model_based=True)                    # on every environment with a planning model
 
 
 ENTRIES = (
-    _net_entry('e_az', 'E-AZ with learned heads (r, v, u, π MLPs) and RND novelty, the true Deep Sea model',
+    _net_entry('e_az', 'E-AZ with learned heads (r, v, u, π MLPs) and RND novelty, the true model of the environment',
                ('beta', 'simulations')),
-    _net_entry('az', 'AlphaZero with learned heads and the true Deep Sea model: β = 0, Dirichlet noise', ('simulations',)),
+    _net_entry('az', 'AlphaZero with learned heads and the true model of the environment: β = 0, Dirichlet noise', ('simulations',)),
     _net_entry('az_ube', 'AZ + UBE (Eq. 28) with learned heads and RND novelty', ('beta', 'simulations')))

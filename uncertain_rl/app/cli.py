@@ -507,7 +507,8 @@ def cmd_agents(args) -> int:
                                                     break_on_hyphens=False))
     for a in entries:
         kind = 'box actions' if a['continuous'] else 'discrete actions'
-        wrap(f"{a['name']}: {a['description']} ({kind}{'; ' + ', '.join(a['envs']) + ' only' if a['envs'] else ''})", 4)
+        only = [e for e in registry.ENVS if registry.runs_on(a['name'], e)] if a['envs'] or a['model_based'] else []
+        wrap(f"{a['name']}: {a['description']} ({kind}{'; ' + ', '.join(only) + ' only' if only else ''})", 4)
         for name, o in a['options'].items(): wrap(f"    {flag(name)} {o['default']!r}: {o['help']}", 8)
         for p in a['presets']:
             where = f" (by default on {', '.join(p['envs'])})" if p['envs'] else ''

@@ -298,7 +298,7 @@ def deep_sea_entry(variant: str) -> EnvEntry:
                     f"bsuite's Deep Sea ({variant}), size N",
                     solved=lambda logs: metrics.sweep_solved_at(logs, threshold, min_episode),   # safe on unused slots
                     statistics=deep_sea_statistics, value_range=deep_sea_value_range, horizon=DEEP_SEA_HORIZON,
-                    notebook='10_envs.deep_sea')
+                    notebook='10_envs.deep_sea', planning=variant == 'deterministic')
 
 
 ENTRIES = (deep_sea_entry('deterministic'), deep_sea_entry('stochastic'))
