@@ -9,6 +9,7 @@ evaluations or snapshots): `RunResult.run_seconds`, with `compile_seconds` repor
     pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku and rlax
     python benchmarks/boot_dqn_speed.py [--episodes 200] [--bsuite-episodes 40]
 """
+
 import argparse
 import time
 from dataclasses import replace
@@ -24,6 +25,7 @@ SIZE = 10
 def bsuite_episodes_per_second(episodes: int, warmup: int = 20) -> float:
     from bsuite.baselines.jax import boot_dqn
     from bsuite.environments.deep_sea import DeepSea as BsuiteDeepSea
+
     env = BsuiteDeepSea(SIZE, mapping_seed=42, seed=0)
     agent = boot_dqn.default_agent(env.observation_spec(), env.action_spec(), seed=0)
 
@@ -34,9 +36,12 @@ def bsuite_episodes_per_second(episodes: int, warmup: int = 20) -> float:
             new_ts = env.step(action)
             agent.update(ts, action, new_ts)
             ts = new_ts
-    for _ in range(warmup): episode()
+
+    for _ in range(warmup):
+        episode()
     start = time.perf_counter()
-    for _ in range(episodes): episode()
+    for _ in range(episodes):
+        episode()
     return episodes / (time.perf_counter() - start)
 
 
@@ -45,8 +50,11 @@ def compiled_rate(agent, env: str, seeds: int, units: int, **spec) -> tuple[floa
     on `env` through `experiments.run`: `seeds` vmapped seeds on one device (keys `split(PRNGKey(0), seeds)`), the
     whole training one compiled chunk, no evaluations or snapshots. `spec`: the budget (`episodes=` or `steps=`) and
     any other `Experiment` field."""
-    res = run(Experiment(agent, env, seeds=seeds, keys=split_keys(seeds), eval_every=0, snapshots=0, num_chunks=1,
-                         devices=1, **spec))
+    res = run(
+        Experiment(
+            agent, env, seeds=seeds, keys=split_keys(seeds), eval_every=0, snapshots=0, num_chunks=1, devices=1, **spec
+        )
+    )
     return seeds * units / res.run_seconds, res.compile_seconds
 
 
@@ -65,17 +73,21 @@ def main():
     print(f"{'agent':<46}{'episodes/s':>12}{'vs bsuite':>11}{'compile s':>11}")
     print(f"{'bsuite boot_dqn (haiku, per-member SGD)':<46}{ref:>12.1f}{1:>10.2f}x{'-':>11}")
     plain = replace(BootDQNConfig(), row_lookup=False, cache_priors=False)
-    for name, cfg in (('ours, plain fused ensemble, 1 seed', plain),
-                      ('ours, + row lookup, 1 seed', replace(plain, row_lookup=True)),
-                      ('ours, + row lookup + cached priors, 1 seed', BootDQNConfig())):
+    for name, cfg in (
+        ('ours, plain fused ensemble, 1 seed', plain),
+        ('ours, + row lookup, 1 seed', replace(plain, row_lookup=True)),
+        ('ours, + row lookup + cached priors, 1 seed', BootDQNConfig()),
+    ):
         eps, c = ours(cfg, 1, args.episodes)
         print(f"{name:<46}{eps:>12.1f}{eps / ref:>10.2f}x{c:>11.1f}")
     one = None
     for seeds in (1, 2, 4, 8):
         eps, c = ours(BootDQNConfig(), seeds, args.episodes)
         one = one or eps
-        print(f"{f'ours (default), {seeds} vmapped seeds, aggregate':<46}{eps:>12.1f}{eps / ref:>10.2f}x{c:>11.1f}"
-              f"   ({eps / one:.2f}x one seed)")
+        print(
+            f"{f'ours (default), {seeds} vmapped seeds, aggregate':<46}{eps:>12.1f}{eps / ref:>10.2f}x{c:>11.1f}"
+            f"   ({eps / one:.2f}x one seed)"
+        )
 
 
 if __name__ == '__main__':

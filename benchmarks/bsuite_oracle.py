@@ -5,11 +5,12 @@ bsuite 0.3.6's analysis needs pandas < 2, and this package needs pandas >= 2, so
 sweep of the store in DIR (one agent, design, configuration, code and seed: a directory under `bsuite/`; the runs of
 bsuite's sweep only, since bsuite's loader reads bsuite ids) and every suite it ran, bsuite's loader and analysis score
 the CSV logs in the oracle venv, and the suite's own `summary` (`uncertain_rl.suites`) scores the store's records; the
-two must be equal. A sweep with a record that was merged without its log (`suite merge --missing-logs keep`) cannot be scored
-by bsuite: it is listed and counted, not compared.
+two must be equal. A sweep with a record that was merged without its log (`suite merge --missing-logs keep`) cannot
+be scored by bsuite: it is listed and counted, not compared.
 
     python benchmarks/bsuite_oracle.py DIR [--venv PATH]     # exit 1 if any score differs
 """
+
 import argparse
 import json
 import subprocess
@@ -48,40 +49,60 @@ def our_scores(out: Path) -> dict:
         sweeps.setdefault((r['design'], r['arm'], r['config_hash'], r['code'], r['seed'], r['suite']), []).append(r)
     scores = {}
     for key, rs in sweeps.items():
-        if any(r['csv'] is None for r in rs): continue             # a record kept without its log: see `unlogged`
-        scores.setdefault(sweep_dir(out, rs[0]), {})[key[-1]] = suites()[key[-1]].summary(rs, [key[-2]])['seed_scores'][0]
+        if any(r['csv'] is None for r in rs):
+            continue  # a record kept without its log: see `unlogged`
+        scores.setdefault(sweep_dir(out, rs[0]), {})[key[-1]] = suites()[key[-1]].summary(rs, [key[-2]])['seed_scores'][
+            0
+        ]
     return scores
 
 
 def unlogged(out) -> list:
     "[(design, arm, suite, seed)] of the sweeps that bsuite cannot score: some record was merged without its CSV log."
-    return sorted({(r['design'], r['arm'], r['suite'], r['seed']) for r in sweep_records(Path(out)) if r['csv'] is None})
+    return sorted(
+        {(r['design'], r['arm'], r['suite'], r['seed']) for r in sweep_records(Path(out)) if r['csv'] is None}
+    )
 
 
 def compare(out, venv) -> list:
     "[(sweep directory, suite, ours, bsuite's)] for every sweep of the store in `out`."
     ours = our_scores(Path(out))
-    run = subprocess.run([str(oracle_python(Path(venv))), str(HERE / 'score.py'), *sorted(ours)],
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [str(oracle_python(Path(venv))), str(HERE / 'score.py'), *sorted(ours)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = json.loads(run.stdout)
-    return [(folder, name, score, theirs[folder].get(name)) for folder in sorted(ours) for name, score in ours[folder].items()]
+    return [
+        (folder, name, score, theirs[folder].get(name))
+        for folder in sorted(ours)
+        for name, score in ours[folder].items()
+    ]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('out', metavar='DIR', help='a directory written by `uncertain-rl suite run`')
-    parser.add_argument('--venv', default=str(Path(__file__).resolve().parent.parent / '.venv-bsuite'),
-                        help='where the oracle venv is (created if missing)')
+    parser.add_argument(
+        '--venv',
+        default=str(Path(__file__).resolve().parent.parent / '.venv-bsuite'),
+        help='where the oracle venv is (created if missing)',
+    )
     args = parser.parse_args(argv)
     rows = compare(args.out, args.venv)
     bad = [r for r in rows if r[3] is None or abs(r[2] - r[3]) > 1e-12]
     for folder, name, ours, theirs in rows:
-        print(f"{'DIFF' if (folder, name, ours, theirs) in bad else 'ok  '} {name:20s} ours {ours:.6f} bsuite's {theirs} "
-              f"{folder}")
+        print(
+            f"{'DIFF' if (folder, name, ours, theirs) in bad else 'ok  '} {name:20s} ours {ours:.6f} bsuite's {theirs} "
+            f"{folder}"
+        )
     print(f'{len(rows) - len(bad)} of {len(rows)} sweep scores equal to bsuite 0.3.6 analysis')
     skipped = unlogged(args.out)
-    for design, arm, name, seed in skipped: print(f"no log {name:20s} {design} {arm} seed {seed}")
-    if skipped: print(f'{len(skipped)} sweeps not checked: some of their records were merged without their CSV logs')
+    for design, arm, name, seed in skipped:
+        print(f"no log {name:20s} {design} {arm} seed {seed}")
+    if skipped:
+        print(f'{len(skipped)} sweeps not checked: some of their records were merged without their CSV logs')
     return 1 if bad else 0
 
 

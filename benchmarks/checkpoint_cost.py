@@ -2,6 +2,7 @@
 trained with no checkpoints and with a checkpoint every 5 and every chunk (of 50), into a run directory each time;
 prints each run's training seconds, the ratio to the run without, the seconds one checkpoint takes and its size on
 disk. Usage: python benchmarks/checkpoint_cost.py [N] [EPISODES]."""
+
 import sys
 import tempfile
 import time
@@ -18,9 +19,10 @@ def main(size: int = 20, episodes: int = 200) -> None:
         with tempfile.TemporaryDirectory() as d:
             result = run(Experiment(**base, checkpoint_every=every), out=Path(d) / 'run')
             seconds[every] = result.run_seconds
-    with tempfile.TemporaryDirectory() as d:                              # one checkpoint of this run's carry, alone
+    with tempfile.TemporaryDirectory() as d:  # one checkpoint of this run's carry, alone
         from uncertain_rl.experiments import prepare
         from uncertain_rl.loops import train, run_layout, lay_out, on_devices
+
         prep = prepare(Experiment(**base))
         layout = run_layout(len(prep.keys))
         carry = on_devices(train(prep.train_config).init, layout, (True,))(lay_out(prep.keys, layout))

@@ -8,6 +8,7 @@ Bootstrapped DQN's. Target: at most 1.5x for the tabular E-AZ and the learned on
 
     python benchmarks/compile_time.py [--agents boot_dqn,e_az,e_az_net] [--repeats 2]
 """
+
 import argparse
 import json
 import os
@@ -40,11 +41,15 @@ def main():
     for r in range(args.repeats):
         for a in agents:
             times[a].append(once(a))
-            print(f"round {r + 1}, {a}: compile {times[a][-1]['compile']:.1f} s, run {times[a][-1]['run']:.1f} s",
-                  flush=True)
+            print(
+                f"round {r + 1}, {a}: compile {times[a][-1]['compile']:.1f} s, run {times[a][-1]['run']:.1f} s",
+                flush=True,
+            )
     layout = times[agents[0]][0]['layout']
-    print(f"\nDeep Sea 8, 60 episodes, 2 seeds, default options, cold cache; {layout['platform']}, "
-          f"{layout['devices']} device(s) ({layout.get('cpu_devices', '')}); medians of {args.repeats}:")
+    print(
+        f"\nDeep Sea 8, 60 episodes, 2 seeds, default options, cold cache; {layout['platform']}, "
+        f"{layout['devices']} device(s) ({layout.get('cpu_devices', '')}); medians of {args.repeats}:"
+    )
     print('| agent | compile (s) | run (s) | compile vs boot_dqn |\n|---|---:|---:|---:|')
     ref = np.median([t['compile'] for t in times['boot_dqn']]) if 'boot_dqn' in times else None
     for a, ts in times.items():

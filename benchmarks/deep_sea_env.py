@@ -6,6 +6,7 @@ Both step the same size with pre-drawn uniform random actions (auto-reset includ
 
     python benchmarks/deep_sea_env.py [--size 10] [--steps 1000] [--repeats 5]
 """
+
 import argparse
 import time
 
@@ -23,24 +24,27 @@ def bsuite_steps_per_second(size: int, n_steps: int) -> float:
     env.reset()
     start = time.perf_counter()
     for a in actions:
-        env.step(a)              # bsuite resets by itself after the last step (that call counts as a step here too)
+        env.step(a)  # bsuite resets by itself after the last step (that call counts as a step here too)
     return n_steps / (time.perf_counter() - start)
 
 
 def make_batched_run(env: DeepSea, batch: int, n_steps: int):
     params = env.default_params
 
-    def run(key, actions):                            # actions: [n_steps, batch]
+    def run(key, actions):  # actions: [n_steps, batch]
         keys = jax.random.split(key, batch)
         _, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
 
         def step(state, xs):
             key, action = xs
             obs, state, reward, *_ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(key, batch), state, action, params)
-            return state, reward.sum() + obs[:, 0, 0].sum()      # keep outputs alive
+                jax.random.split(key, batch), state, action, params
+            )
+            return state, reward.sum() + obs[:, 0, 0].sum()  # keep outputs alive
+
         state, out = jax.lax.scan(step, state, (jax.random.split(key, n_steps), actions))
         return state.total_bad_episodes.sum() + out.sum()
+
     return jax.jit(run)
 
 
@@ -67,7 +71,9 @@ def main():
     ap.add_argument('--repeats', type=int, default=5)
     args = ap.parse_args()
 
-    print(f"Deep Sea N={args.size} on {jax.devices()[0].platform} ({jax.device_count()} device(s)), jax {jax.__version__}")
+    print(
+        f"Deep Sea N={args.size} on {jax.devices()[0].platform} ({jax.device_count()} device(s)), jax {jax.__version__}"
+    )
     ref = max(bsuite_steps_per_second(args.size, 100_000) for _ in range(3))
     print(f"{'implementation':<32}{'steps/s':>14}{'vs bsuite':>12}{'compile s':>12}")
     print(f"{'bsuite DeepSea, python loop':<32}{ref:>14,.0f}{1.0:>11.2f}x{'-':>12}")

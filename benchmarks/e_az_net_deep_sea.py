@@ -11,6 +11,7 @@ asks about (learned E-AZ against learned AZ and AZ + UBE) and for learned agains
     python benchmarks/e_az_net_deep_sea.py --quick --out /tmp/q # a dry run: Deep Sea 6, 2 seeds, 600 steps
     python benchmarks/e_az_net_deep_sea.py --report
 """
+
 import argparse
 import json
 import os
@@ -21,8 +22,14 @@ import numpy as np
 
 OUT = Path(__file__).resolve().parent / 'results' / 'e_az_net_deep_sea'
 AGENTS = ('e_az_net', 'az_net', 'az_ube_net', 'e_az', 'az', 'az_ube')
-LABELS = {'e_az': 'E-AZ (tables, counts)', 'az': 'AZ (tables)', 'az_ube': 'AZ + UBE (tables, counts)',
-          'e_az_net': 'E-AZ (MLP heads, RND)', 'az_net': 'AZ (MLP heads)', 'az_ube_net': 'AZ + UBE (MLP heads, RND)'}
+LABELS = {
+    'e_az': 'E-AZ (tables, counts)',
+    'az': 'AZ (tables)',
+    'az_ube': 'AZ + UBE (tables, counts)',
+    'e_az_net': 'E-AZ (MLP heads, RND)',
+    'az_net': 'AZ (MLP heads)',
+    'az_ube_net': 'AZ + UBE (MLP heads, RND)',
+}
 COMPARISONS = (('e_az_net', 'az_net'), ('e_az_net', 'az_ube_net'), ('e_az_net', 'e_az'), ('az_ube_net', 'az_ube'))
 
 
@@ -35,17 +42,25 @@ def run_agent(name: str, size: int, steps: int, seeds: int) -> dict:
     from uncertain_rl.metrics import first_treasure_episode, solved_at
     from uncertain_rl import runtime
     from uncertain_rl.registry import agent_config, make_agent
-    runtime.setup()                      # as experiments.run does (Threefry written out, the compilation cache)
+
+    runtime.setup()  # as experiments.run does (Threefry written out, the compilation cache)
     env = DeepSea(size, mapping_seed=42)
     agent = make_agent(name, agent_config(name), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=steps, max_episodes=steps // size))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(seeds))
     start = time.perf_counter()
     res = run_chunked(run, keys, num_chunks=4, progress=False)
-    return dict(agent=name, size=size, steps=steps, episodes=steps // size, seeds=list(range(seeds)),
-                first_treasure=first_treasure_episode(res.logs['denoised_return']).tolist(),
-                solved_at=solved_at(res.logs['total_bad_episodes']).tolist(),
-                seconds=time.perf_counter() - start, compile_seconds=res.compile_seconds)
+    return dict(
+        agent=name,
+        size=size,
+        steps=steps,
+        episodes=steps // size,
+        seeds=list(range(seeds)),
+        first_treasure=first_treasure_episode(res.logs['denoised_return']).tolist(),
+        solved_at=solved_at(res.logs['total_bad_episodes']).tolist(),
+        seconds=time.perf_counter() - start,
+        compile_seconds=res.compile_seconds,
+    )
 
 
 def censored(x, budget: int) -> np.ndarray:
@@ -61,21 +76,32 @@ def quartiles(x, budget: int) -> str:
 
 def report(out: Path) -> str:
     from scipy.stats import fisher_exact, mannwhitneyu
+
     res = {a: json.loads((out / f'{a}.json').read_text()) for a in AGENTS if (out / f'{a}.json').exists()}
-    if not res: return 'no results yet'
+    if not res:
+        return 'no results yet'
     r0 = next(iter(res.values()))
-    lines = [f"Deep Sea {r0['size']}, {r0['steps']:,} steps ({r0['episodes']:,} episodes), seeds 0-{len(r0['seeds']) - 1}, "
-             'map 42 (episodes; never = ranked last)', '',
-             '| agent | found | first treasure (25 – 50 – 75th) | solved | solved-at (25 – 50 – 75th) | seconds |',
-             '|---|---:|---:|---:|---:|---:|']
+    lines = [
+        f"Deep Sea {r0['size']}, {r0['steps']:,} steps ({r0['episodes']:,} episodes), seeds 0-{len(r0['seeds']) - 1}, "
+        'map 42 (episodes; never = ranked last)',
+        '',
+        '| agent | found | first treasure (25 – 50 – 75th) | solved | solved-at (25 – 50 – 75th) | seconds |',
+        '|---|---:|---:|---:|---:|---:|',
+    ]
     for a, r in res.items():
         f, s, b = np.asarray(r['first_treasure']), np.asarray(r['solved_at']), r['episodes']
-        lines.append(f"| {LABELS[a]} | {(f > 0).sum()}/{len(f)} | {quartiles(f, b)} | {(s > 0).sum()}/{len(s)} | "
-                     f"{quartiles(s, b)} | {r['seconds']:.0f} |")
-    lines += ['', '| comparison | Fisher p (solved) | Mann-Whitney p (solved-at) | Mann-Whitney p (first treasure) |',
-              '|---|---:|---:|---:|']
+        lines.append(
+            f"| {LABELS[a]} | {(f > 0).sum()}/{len(f)} | {quartiles(f, b)} | {(s > 0).sum()}/{len(s)} | "
+            f"{quartiles(s, b)} | {r['seconds']:.0f} |"
+        )
+    lines += [
+        '',
+        '| comparison | Fisher p (solved) | Mann-Whitney p (solved-at) | Mann-Whitney p (first treasure) |',
+        '|---|---:|---:|---:|',
+    ]
     for a, b in COMPARISONS:
-        if a not in res or b not in res: continue
+        if a not in res or b not in res:
+            continue
         sa, sb = np.asarray(res[a]['solved_at']), np.asarray(res[b]['solved_at'])
         fa, fb = np.asarray(res[a]['first_treasure']), np.asarray(res[b]['first_treasure'])
         n = res[a]['episodes']
@@ -95,14 +121,16 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--report', action='store_true')
     args = ap.parse_args()
-    out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     if args.report:
         text = report(out)
         (out / 'table.md').write_text(text + '\n')
         return print(text)
     size, steps, seeds = (6, 600, 2) if args.quick else (args.size, args.steps, args.seeds)
     for a in args.agents:
-        if (out / f'{a}.json').exists(): continue
+        if (out / f'{a}.json').exists():
+            continue
         r = run_agent(a, size, steps, seeds)
         tmp = out / f'{a}.json.tmp'
         tmp.write_text(json.dumps(r))

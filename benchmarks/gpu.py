@@ -16,6 +16,7 @@
 
 Results go to standard output as Markdown tables; `benchmarks/README.md` ("On a GPU") keeps the measured ones.
 """
+
 import argparse
 import os
 import re
@@ -28,7 +29,7 @@ from pathlib import Path
 from uncertain_rl.experiments import Experiment, run
 from uncertain_rl import runtime
 
-runtime.setup()                # as experiments.run does, before jax.devices() below starts JAX
+runtime.setup()  # as experiments.run does, before jax.devices() below starts JAX
 import jax  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,8 +38,19 @@ from compile_time import once as compile_once  # noqa: E402
 
 def throughput(agent: str, size: int, episodes: int, seeds: int, devices='all') -> tuple:
     "(aggregate seed-episodes per second of run time, compile seconds, layout) of one compiled chunk."
-    res = run(Experiment(agent, 'deep_sea', episodes=episodes, size=size, seeds=seeds, eval_every=0, snapshots=0,
-                         num_chunks=1, devices=devices))
+    res = run(
+        Experiment(
+            agent,
+            'deep_sea',
+            episodes=episodes,
+            size=size,
+            seeds=seeds,
+            eval_every=0,
+            snapshots=0,
+            num_chunks=1,
+            devices=devices,
+        )
+    )
     return seeds * episodes / res.run_seconds, res.compile_seconds, res.layout
 
 
@@ -46,16 +58,23 @@ def table(title: str, rows: list) -> None:
     print(f'\n{title}\n| seeds | device | seed-episodes/s | vs 1 seed | compile (s) |\n|---:|---|---:|---:|---:|')
     one = next((r for s, d, r, c in rows if s == 1), None)
     for seeds, device, rate, compile_s in rows:
-        print(f"| {seeds} | {device} | {rate:,.1f} | {f'{rate / one:.1f}x' if one else 'n/a'} | {compile_s:.1f} |",
-              flush=True)
+        print(
+            f"| {seeds} | {device} | {rate:,.1f} | {f'{rate / one:.1f}x' if one else 'n/a'} | {compile_s:.1f} |",
+            flush=True,
+        )
 
 
 def whole_process(args: list, cache: str) -> tuple:
     "Wall seconds of one training process run as the command line runs it, and its line of compile and run seconds."
     env = dict(os.environ, UNCERTAIN_RL_COMPILATION_CACHE=cache)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'train', '--agent', 'boot_dqn', '--size', '10', '--no-progress',
-                           *args], env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, '-m', 'uncertain_rl', 'train', '--agent', 'boot_dqn', '--size', '10', '--no-progress', *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     seconds = time.perf_counter() - start
     line = next((l for l in done.stdout.splitlines() if l.startswith('compile')), '')
     return seconds, re.sub(r'; results in .*', '', line)
@@ -69,10 +88,14 @@ def main_command(quick: bool) -> None:
         for seeds, episodes in ((1, 100), (8, 50)) if quick else ((1, 2000), (256, 500)):
             cache = f'{tmp}/cache{seeds}'
             for i, state in enumerate(('cold', 'warm')):
-                seconds, line = whole_process(['--episodes', str(episodes), '--seeds', str(seeds),
-                                               '--out', f'{tmp}/run{seeds}_{i}'], cache)
-                print(f'| {seeds} seed(s) x {episodes} episodes | {state} | {seconds:.1f} | '
-                      f'{seeds * episodes / seconds:,.1f} | {line} |', flush=True)
+                seconds, line = whole_process(
+                    ['--episodes', str(episodes), '--seeds', str(seeds), '--out', f'{tmp}/run{seeds}_{i}'], cache
+                )
+                print(
+                    f'| {seeds} seed(s) x {episodes} episodes | {state} | {seconds:.1f} | '
+                    f'{seeds * episodes / seconds:,.1f} | {line} |',
+                    flush=True,
+                )
 
 
 def main():
@@ -81,8 +104,10 @@ def main():
     ap.add_argument('--eaz-episodes', type=int, default=300, help="E-AZ's episodes on Deep Sea 14 (default 300)")
     args = ap.parse_args()
     dev = jax.devices()[0]
-    print(f'{dev.platform}: {len(jax.devices())} x {dev.device_kind}; {os.cpu_count()} CPU cores; jax {jax.__version__}; '
-          f'{time.strftime("%Y-%m-%d")}')
+    print(
+        f'{dev.platform}: {len(jax.devices())} x {dev.device_kind}; {os.cpu_count()} CPU cores; jax {jax.__version__}; '
+        f'{time.strftime("%Y-%m-%d")}'
+    )
     kind = f'{dev.platform} ({dev.device_kind})'
     seeds = (1, 8) if args.quick else (1, 8, 64, 512)
     rows = [(n, kind, *throughput('boot_dqn', 10, 50 if args.quick else 200, n)[:2]) for n in seeds]
@@ -102,8 +127,10 @@ def main():
     print('| agent | compile (s) | run (s) | compile vs boot_dqn |\n|---|---:|---:|---:|')
     times = {a: compile_once(a) for a in ('boot_dqn', 'e_az', 'e_az_net')}
     for a, t in times.items():
-        print(f"| {a} | {t['compile']:.1f} | {t['run']:.1f} | {t['compile'] / times['boot_dqn']['compile']:.2f}x |",
-              flush=True)
+        print(
+            f"| {a} | {t['compile']:.1f} | {t['run']:.1f} | {t['compile'] / times['boot_dqn']['compile']:.2f}x |",
+            flush=True,
+        )
     main_command(args.quick)
 
 

@@ -13,6 +13,7 @@ apart), 1 seed and `--seeds` vmapped seeds (aggregate steps/s).
     pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku
     python benchmarks/iv_dqn_speed.py [--steps 20000] [--bsuite-steps 4000] [--seeds 4]
 """
+
 import argparse
 import time
 
@@ -28,28 +29,44 @@ def bsuite_steps_per_second(steps: int, warmup: int = 1000) -> float:
     from bsuite.baselines.jax import boot_dqn
     from bsuite.environments.cartpole import Cartpole as BsuiteCartpole
     from bsuite.utils.wrappers import RewardNoise
-    env = RewardNoise(BsuiteCartpole(seed=0), noise_scale=1., seed=0)
+
+    env = RewardNoise(BsuiteCartpole(seed=0), noise_scale=1.0, seed=0)
     obs_spec, action_spec = env.observation_spec(), env.action_spec()
 
     def network(inputs):
         net, prior = hk.nets.MLP([50, 50, action_spec.num_values]), hk.nets.MLP([50, 50, action_spec.num_values])
         x = hk.Flatten()(inputs)
-        return net(x) + 5. * lax.stop_gradient(prior(x))
+        return net(x) + 5.0 * lax.stop_gradient(prior(x))
 
-    agent = boot_dqn.BootstrappedDqn(obs_spec, action_spec, network, num_ensemble=5, batch_size=128, discount=.99,
-                                     replay_capacity=2 ** 16, min_replay_size=64, sgd_period=2,
-                                     target_update_period=25, optimizer=optax.adam(1e-3), mask_prob=.5,
-                                     noise_scale=0., epsilon_fn=lambda _: .05, seed=0)
+    agent = boot_dqn.BootstrappedDqn(
+        obs_spec,
+        action_spec,
+        network,
+        num_ensemble=5,
+        batch_size=128,
+        discount=0.99,
+        replay_capacity=2**16,
+        min_replay_size=64,
+        sgd_period=2,
+        target_update_period=25,
+        optimizer=optax.adam(1e-3),
+        mask_prob=0.5,
+        noise_scale=0.0,
+        epsilon_fn=lambda _: 0.05,
+        seed=0,
+    )
     ts = env.reset()
 
     def run(n):
         nonlocal ts
         for _ in range(n):
-            if ts.last(): ts = env.reset()
+            if ts.last():
+                ts = env.reset()
             action = agent.select_action(ts)
             new_ts = env.step(action)
             agent.update(ts, action, new_ts)
             ts = new_ts
+
     run(warmup)
     start = time.perf_counter()
     run(steps)

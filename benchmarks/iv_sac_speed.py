@@ -10,6 +10,7 @@ IV-RL paper reports about 1.2 for its SAC on a GPU).
 
     python benchmarks/iv_sac_speed.py [--steps 200] [--rounds 5] [--seeds 1]
 """
+
 import argparse
 import time
 
@@ -27,13 +28,16 @@ def timed_chunk(agent_name: str, env_name: str, seeds: int, steps: int, **overri
     "`(chunk, carry)`: a compiled `steps`-step chunk of `agent_name`'s training and a carry past its warm-up."
     env = make_env(env_name, 1)
     config = agent_config(agent_name, env_name, **overrides)
-    run = train(TrainConfig(env, make_agent(agent_name, config, gymnax_spec(env)), num_steps=10 ** 6,
-                            max_episodes=10 ** 4, eval_every=0))
+    run = train(
+        TrainConfig(
+            env, make_agent(agent_name, config, gymnax_spec(env)), num_steps=10**6, max_episodes=10**4, eval_every=0
+        )
+    )
     keys = jax.random.split(jax.random.PRNGKey(0), seeds)
     carry = jax.jit(jax.vmap(run.init))(keys)
     carry = jax.jit(jax.vmap(lambda c: run.advance(c, config.min_replay_size)))(carry)
     chunk = jax.jit(jax.vmap(lambda c: run.advance(c, steps)))
-    jax.block_until_ready(chunk(carry))                                  # compile (and one run), not timed
+    jax.block_until_ready(chunk(carry))  # compile (and one run), not timed
     return chunk, carry
 
 
@@ -50,15 +54,22 @@ def main():
     ap.add_argument('--rounds', type=int, default=5, help='alternations (each agent timed this many times)')
     ap.add_argument('--seeds', type=int, default=1, help='vmapped seeds per chunk')
     args = ap.parse_args()
-    print(f"{args.env}, {args.seeds} seed(s), {args.steps} steps per chunk, {args.rounds} alternations, "
-          f"{jax.devices()[0].platform}, jax {jax.__version__}", flush=True)
+    print(
+        f"{args.env}, {args.seeds} seed(s), {args.steps} steps per chunk, {args.rounds} alternations, "
+        f"{jax.devices()[0].platform}, jax {jax.__version__}",
+        flush=True,
+    )
     chunks = {name: timed_chunk(name, args.env, args.seeds, args.steps) for name in AGENTS}
     times = {name: [] for name in AGENTS}
     for _ in range(args.rounds):
-        for name in AGENTS: times[name].append(seconds(*chunks[name]) / args.steps)
+        for name in AGENTS:
+            times[name].append(seconds(*chunks[name]) / args.steps)
     med = {name: float(np.median(t)) for name, t in times.items()}
     for name in AGENTS:
-        print(f"{name:<14} median {1e3 * med[name]:7.2f} ms/step   (all: {', '.join(f'{1e3 * t:.2f}' for t in times[name])})")
+        print(
+            f"{name:<14} median {1e3 * med[name]:7.2f} ms/step   "
+            f"(all: {', '.join(f'{1e3 * t:.2f}' for t in times[name])})"
+        )
     print(f"iv_sac / ensemble_sac time per step: {med['iv_sac'] / med['ensemble_sac']:.2f}x")
 
 

@@ -11,6 +11,7 @@ the cache's size on disk and each run's own compile/run split.
     pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku and rlax
     python benchmarks/main_command.py [--episodes 2000] [--bsuite-episodes 1000]
 """
+
 import argparse
 import os
 import re
@@ -25,8 +26,21 @@ from pathlib import Path
 def whole_process(episodes: int, cache: str, out: str) -> tuple[float, str]:
     "Wall seconds of one `uncertain-rl train` process, and its line of compile and run seconds."
     env = dict(os.environ, UNCERTAIN_RL_COMPILATION_CACHE=cache)
-    cmd = [shutil.which('uncertain-rl') or 'uncertain-rl', 'train', '--agent', 'boot_dqn', '--size', '10', '--episodes',
-           str(episodes), '--seeds', '1', '--out', out, '--no-progress']
+    cmd = [
+        shutil.which('uncertain-rl') or 'uncertain-rl',
+        'train',
+        '--agent',
+        'boot_dqn',
+        '--size',
+        '10',
+        '--episodes',
+        str(episodes),
+        '--seeds',
+        '1',
+        '--out',
+        out,
+        '--no-progress',
+    ]
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - start
@@ -45,6 +59,7 @@ def main():
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from boot_dqn_speed import bsuite_episodes_per_second
+
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / 'cache'
         runs = [whole_process(args.episodes, str(cache), str(Path(tmp) / f'run{i}')) for i in range(3)]
@@ -53,9 +68,11 @@ def main():
     print(f'bsuite boot_dqn: {theirs:.1f} episodes/s over {args.bsuite_episodes} episodes (after a 20-episode warm-up)')
     for i, (seconds, line) in enumerate(runs):
         rate = args.episodes / seconds
-        print(f"ours, run {i + 1} ({'cold cache' if i == 0 else 'warm cache'}): whole process {seconds:.1f} s, "
-              f"{rate:.1f} episodes/s = {rate / theirs:.2f}x bsuite   [{line}]")
-    print(f'compilation cache on disk: {cache_bytes / 2 ** 20:.1f} MiB')
+        print(
+            f"ours, run {i + 1} ({'cold cache' if i == 0 else 'warm cache'}): whole process {seconds:.1f} s, "
+            f"{rate:.1f} episodes/s = {rate / theirs:.2f}x bsuite   [{line}]"
+        )
+    print(f'compilation cache on disk: {cache_bytes / 2**20:.1f} MiB')
 
 
 if __name__ == '__main__':

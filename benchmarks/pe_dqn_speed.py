@@ -11,6 +11,7 @@ it and fills its replay.
     pip install -e ".[dev,benchmark]"      # bsuite's agent needs dm-haiku and rlax
     python benchmarks/pe_dqn_speed.py [--episodes 100] [--bsuite-episodes 40] [--paper]
 """
+
 import argparse
 
 import jax
@@ -30,11 +31,14 @@ def main():
     ref = bsuite_episodes_per_second(args.bsuite_episodes)
     rows = [('bsuite boot_dqn (Haiku, K=20)', ref, None)]
     small = PEDQNConfig()
-    cases = [('ours, Bootstrapped DQN (K=20), 1 seed', BootDQNConfig(), 1),
-             ('ours, PE-DQN (default network), 1 seed', small, 1),
-             ('ours, PE-DQN (default network), 4 seeds', small, 4),
-             ('ours, PE-DQN (default network, projected w_1), 1 seed', small.replace(disagreement='projected'), 1)]
-    if args.paper: cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', PEDQNConfig(**PE_DQN_PAPER), 1))
+    cases = [
+        ('ours, Bootstrapped DQN (K=20), 1 seed', BootDQNConfig(), 1),
+        ('ours, PE-DQN (default network), 1 seed', small, 1),
+        ('ours, PE-DQN (default network), 4 seeds', small, 4),
+        ('ours, PE-DQN (default network, projected w_1), 1 seed', small.replace(disagreement='projected'), 1),
+    ]
+    if args.paper:
+        cases.append(('ours, PE-DQN (paper: 512, K=101), 1 seed', PEDQNConfig(**PE_DQN_PAPER), 1))
     for name, config, seeds in cases:
         eps, compile_s = ours(config, seeds, args.episodes)
         rows.append((name, eps / seeds, compile_s))

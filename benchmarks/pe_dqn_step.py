@@ -9,6 +9,7 @@ jobs on a shared machine.
 
     python benchmarks/pe_dqn_step.py [merge sort projected stand_in ...]   # in the order given, repeats allowed
 """
+
 import sys
 import time
 from collections import namedtuple
@@ -21,23 +22,26 @@ from uncertain_rl.agents import pe_dqn as PE
 from uncertain_rl.base import EnvSpec
 
 MERGE = P.wasserstein_1_merge
-VARIANTS = {'merge': ('exact', MERGE),
-            'sort': ('exact', lambda x, p, y, q, x_sorted=False: P.wasserstein_1(x, p, y, q)),
-            'projected': ('projected', MERGE),
-            'stand_in': ('exact', lambda x, p, y, q, x_sorted=False: (p * q).sum() + 0 * (x - y).sum())}
+VARIANTS = {
+    'merge': ('exact', MERGE),
+    'sort': ('exact', lambda x, p, y, q, x_sorted=False: P.wasserstein_1(x, p, y, q)),
+    'projected': ('projected', MERGE),
+    'stand_in': ('exact', lambda x, p, y, q, x_sorted=False: (p * q).sum() + 0 * (x - y).sum()),
+}
 Transition = namedtuple('Transition', 'obs action reward discount next_obs done')
 
 
 def ms_per_step(disagreement: str, steps: int = 50, rounds: int = 5) -> tuple:
     "(wall, CPU) milliseconds per step, the best of `rounds` runs of `steps` steps."
     spec = EnvSpec((10, 10), 2, True)
-    agent = PE.make_pe_dqn(PE.PEDQNConfig(disagreement=disagreement, v_min=-1., v_max=1.), spec)   # Deep Sea's returns
+    agent = PE.make_pe_dqn(PE.PEDQNConfig(disagreement=disagreement, v_min=-1.0, v_max=1.0), spec)  # Deep Sea's returns
     cells = jnp.eye(100).reshape(100, 10, 10)
-    transition = lambda i: Transition(cells[i % 100], i % 2, jnp.float32(0.), jnp.float32(1.), cells[(i + 7) % 100],
-                                      jnp.bool_(False))
+    transition = lambda i: Transition(
+        cells[i % 100], i % 2, jnp.float32(0.0), jnp.float32(1.0), cells[(i + 7) % 100], jnp.bool_(False)
+    )
     step = jax.jit(lambda s, i: agent.observe(s, transition(i), jax.random.PRNGKey(i))[0])
     state = agent.init(jax.random.PRNGKey(0), cells[3], agent.hparams)
-    state = jax.lax.fori_loop(0, 200, lambda i, s: step(s, i), state)          # replay beyond min_replay_size
+    state = jax.lax.fori_loop(0, 200, lambda i, s: step(s, i), state)  # replay beyond min_replay_size
     many = jax.jit(lambda s: jax.lax.fori_loop(0, steps, lambda i, s: step(s, i), s))
     jax.block_until_ready(many(state))
     wall = cpu = float('inf')

@@ -9,6 +9,7 @@ machine touches every commit alike; the table gives each commit's median and ran
     python benchmarks/step_regression.py                                  # bd847ed, the seams/parity commits, HEAD
     python benchmarks/step_regression.py --commits bd847ed HEAD --repeats 5
 """
+
 import argparse
 import os
 import subprocess
@@ -41,8 +42,9 @@ print(episodes / res.run_seconds)
 def rate(tree: Path, episodes: int) -> float:
     "Episodes per second of run time, in a fresh process on the commit checked out at `tree`."
     env = dict(os.environ, PYTHONPATH=str(tree), UNCERTAIN_RL_COMPILATION_CACHE='off', PYTHONWARNINGS='ignore')
-    out = subprocess.run([sys.executable, '-c', SNIPPET, str(episodes)], env=env, cwd=tree, capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, '-c', SNIPPET, str(episodes)], env=env, cwd=tree, capture_output=True, text=True, check=True
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -64,7 +66,8 @@ def main():
                     rates[c].append(rate(trees[c], args.episodes))
                     print(f'round {r + 1}, {c}: {rates[c][-1]:.1f} episodes/s', flush=True)
         finally:
-            for t in trees.values(): subprocess.run(['git', 'worktree', 'remove', '--force', str(t)], cwd=ROOT)
+            for t in trees.values():
+                subprocess.run(['git', 'worktree', 'remove', '--force', str(t)], cwd=ROOT)
     print(f'\nBootstrapped DQN, Deep Sea 10, 1 seed, {args.episodes} episodes, run time only (episodes/s):')
     print('| commit | median | range |\n|---|---:|---:|')
     for c, xs in rates.items():

@@ -7,6 +7,7 @@ random bits; the script checks that their logged returns agree to float32 roundi
 
     python benchmarks/threefry_cpu.py [--episodes 1000] [--repeats 3]
 """
+
 import argparse
 import json
 import os
@@ -37,8 +38,9 @@ print(json.dumps(dict(rate=episodes / res.run_seconds, compile=res.compile_secon
 
 def once(variant: str, episodes: int) -> dict:
     env = dict(os.environ, UNCERTAIN_RL_COMPILATION_CACHE='off', PYTHONWARNINGS='ignore')
-    out = subprocess.run([sys.executable, '-c', SNIPPET, variant, str(episodes)], env=env, capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, '-c', SNIPPET, variant, str(episodes)], env=env, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -51,9 +53,13 @@ def main():
     for r in range(args.repeats):
         for v in res:
             res[v].append(once(v, args.episodes))
-            print(f"round {r + 1}, {v}: {res[v][-1]['rate']:.1f} episodes/s, compile {res[v][-1]['compile']:.1f} s",
-                  flush=True)
-    print(f'\nBootstrapped DQN, Deep Sea 10, 1 seed, {args.episodes} episodes, run time only; medians of {args.repeats}:')
+            print(
+                f"round {r + 1}, {v}: {res[v][-1]['rate']:.1f} episodes/s, compile {res[v][-1]['compile']:.1f} s",
+                flush=True,
+            )
+    print(
+        f'\nBootstrapped DQN, Deep Sea 10, 1 seed, {args.episodes} episodes, run time only; medians of {args.repeats}:'
+    )
     print('| Threefry on the CPU | episodes/s | compile (s) |\n|---|---:|---:|')
     for v, xs in res.items():
         print(f"| {v} | {np.median([x['rate'] for x in xs]):.1f} | {np.median([x['compile'] for x in xs]):.1f} |")

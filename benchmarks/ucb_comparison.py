@@ -14,6 +14,7 @@ off for every agent (the paper is ambiguous: Algorithms 1-3 never mention epsilo
 among the hyperparameters common to all algorithms; report both). Writes `results.csv`, `summary.md` and
 `ucb_comparison.png` to `--out`.
 """
+
 import argparse
 import json
 import os
@@ -41,9 +42,10 @@ def chain_solved(logs):
 
 def successes(env_name, logs):
     "Per seed and episode, whether the episode succeeded: reached s_N (chain) or found the treasure (Deep Sea)."
-    if env_name == 'chain': return logs['episode_return'] >= 1
+    if env_name == 'chain':
+        return logs['episode_return'] >= 1
     found = np.nan_to_num(logs['denoised_return'])
-    return np.diff(found, axis=-1, prepend=0.) > 0
+    return np.diff(found, axis=-1, prepend=0.0) > 0
 
 
 def main(argv=None):
@@ -61,7 +63,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     config = dict(batch_size=args.batch_size, epsilon_decay_steps=args.epsilon_decay_steps)
-    if args.no_epsilon: config.update(epsilon_start=0., epsilon=0.)
+    if args.no_epsilon:
+        config.update(epsilon_start=0.0, epsilon=0.0)
     labels = [a[0] for a in COMPARISON_AGENTS]
     rows, t0 = [], time.time()
     jobs = [('chain', n, args.chain_episodes) for n in args.chain_sizes]
@@ -70,8 +73,7 @@ def main(argv=None):
         t = time.time()
         if env_name == 'chain':
             env = Chain(size)
-            solved, logs = compare_agents(env, env.horizon, episodes, args.seeds, chain_solved, progress=True,
-                                          **config)
+            solved, logs = compare_agents(env, env.horizon, episodes, args.seeds, chain_solved, progress=True, **config)
         else:
             env = make_deep_sea(size, mapping_seed=42)
             solved, logs = compare_agents(env, size, episodes, args.seeds, deep_sea_solved, progress=True, **config)
@@ -82,11 +84,24 @@ def main(argv=None):
             first = np.where(ok.any(-1), ok.argmax(-1) + 1, 0)
             last100 = ok[:, -100:].mean(-1)
             for seed in range(args.seeds):
-                rows.append(dict(env=env_name, size=size, agent=label, seed=seed, solved_at=int(solved[label][seed]),
-                                 first_success=int(first[seed]), last100_success=round(float(last100[seed]), 2),
-                                 episodes_run=int(ran[seed]), budget=episodes))
-            print(f'  {label:<18} solved at {solved[label].tolist()}  first success {first.tolist()}  '
-                  f'last-100 success {np.round(last100, 2).tolist()}', flush=True)
+                rows.append(
+                    dict(
+                        env=env_name,
+                        size=size,
+                        agent=label,
+                        seed=seed,
+                        solved_at=int(solved[label][seed]),
+                        first_success=int(first[seed]),
+                        last100_success=round(float(last100[seed]), 2),
+                        episodes_run=int(ran[seed]),
+                        budget=episodes,
+                    )
+                )
+            print(
+                f'  {label:<18} solved at {solved[label].tolist()}  first success {first.tolist()}  '
+                f'last-100 success {np.round(last100, 2).tolist()}',
+                flush=True,
+            )
     with open(os.path.join(args.out, 'results.csv'), 'w') as f:
         keys = list(rows[0])
         f.write(','.join(keys) + '\n' + ''.join(','.join(str(r[k]) for k in keys) + '\n' for r in rows))
@@ -95,52 +110,75 @@ def main(argv=None):
         s = np.array([r['solved_at'] for r in rows if (r['env'], r['size'], r['agent']) == (env_name, size, label)])
         budget = next(r['budget'] for r in rows if (r['env'], r['size']) == (env_name, size))
         return (s > 0).mean(), np.median(np.where(s > 0, s, budget)), s
+
     table = []
     for env_name, sizes in (('chain', args.chain_sizes), ('deep_sea', args.deep_sea_sizes)):
-        if not sizes: continue
-        table += [f'\n**{env_name}**: fraction of seeds solved, median episodes to solve (unsolved at the budget)\n',
-                  '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |', '|---|' + '---:|' * len(sizes)]
+        if not sizes:
+            continue
+        table += [
+            f'\n**{env_name}**: fraction of seeds solved, median episodes to solve (unsolved at the budget)\n',
+            '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |',
+            '|---|' + '---:|' * len(sizes),
+        ]
         for label in labels:
             cells = []
             for n in sizes:
                 frac, med, _ = stats(env_name, n, label)
                 cells.append(f'{frac:.1f}, {med:.0f}')
             table.append(f'| {label} | ' + ' | '.join(cells) + ' |')
-        table += [f'\n**{env_name}**: median first successful episode (0: never), mean success rate over the last 100 '
-                  'episodes\n', '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |', '|---|' + '---:|' * len(sizes)]
+        table += [
+            f'\n**{env_name}**: median first successful episode (0: never), mean success rate over the last 100 '
+            'episodes\n',
+            '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |',
+            '|---|' + '---:|' * len(sizes),
+        ]
         for label in labels:
             cells = []
             for n in sizes:
                 rs = [r for r in rows if (r['env'], r['size'], r['agent']) == (env_name, n, label)]
-                cells.append(f"{np.median([r['first_success'] for r in rs]):.0f}, "
-                             f"{np.mean([r['last100_success'] for r in rs]):.2f}")
+                cells.append(
+                    f"{np.median([r['first_success'] for r in rs]):.0f}, "
+                    f"{np.mean([r['last100_success'] for r in rs]):.2f}"
+                )
             table.append(f'| {label} | ' + ' | '.join(cells) + ' |')
-    meta = dict(vars(args), seconds=round(time.time() - t0), jax=jax.__version__, device=str(jax.devices()[0]),
-                machine=platform.machine(), cpus=os.cpu_count())
+    meta = dict(
+        vars(args),
+        seconds=round(time.time() - t0),
+        jax=jax.__version__,
+        device=str(jax.devices()[0]),
+        machine=platform.machine(),
+        cpus=os.cpu_count(),
+    )
     with open(os.path.join(args.out, 'summary.md'), 'w') as f:
         f.write('\n'.join(table) + '\n\n```\n' + json.dumps(meta, indent=1) + '\n```\n')
     print('\n'.join(table))
 
-    import matplotlib; matplotlib.use('Agg')
+    import matplotlib
+
+    matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+
     envs = [(e, s) for e, s in (('chain', args.chain_sizes), ('deep_sea', args.deep_sea_sizes)) if s]
     fig, axes = plt.subplots(2, len(envs), figsize=(5 * len(envs), 6.5), squeeze=False)
     for j, (env_name, sizes) in enumerate(envs):
         for i, label in enumerate(labels):
             st = [stats(env_name, n, label) for n in sizes]
-            style = dict(marker='os^v<>D'[i % 7], label=label, alpha=.85)
+            style = dict(marker='os^v<>D'[i % 7], label=label, alpha=0.85)
             jitter = (i - 3) * 0.12 * (sizes[-1] - sizes[0] + 1) / 10
             axes[0, j].plot(np.array(sizes) + jitter, [x[0] for x in st], **style)
             axes[1, j].plot(np.array(sizes) + jitter, [x[1] for x in st], **style)
         name = 'chain MDP' if env_name == 'chain' else 'Deep Sea'
         axes[0, j].set_title(f'{name}, {args.seeds} seeds' + (', no ε-greedy' if args.no_epsilon else ''))
-        axes[0, j].set_ylabel('fraction of seeds solved'); axes[0, j].set_ylim(-.05, 1.05)
-        axes[1, j].set_ylabel('episodes to solve (median)'); axes[1, j].set_xlabel('size N')
+        axes[0, j].set_ylabel('fraction of seeds solved')
+        axes[0, j].set_ylim(-0.05, 1.05)
+        axes[1, j].set_ylabel('episodes to solve (median)')
+        axes[1, j].set_xlabel('size N')
     axes[0, -1].legend(fontsize=7, loc='lower left')
     fig.tight_layout()
     path = os.path.join(args.out, 'ucb_comparison.png')
     fig.savefig(path, dpi=220)
-    if args.figure: fig.savefig(args.figure, dpi=220)
+    if args.figure:
+        fig.savefig(args.figure, dpi=220)
     print(f'wrote {args.out}/results.csv, summary.md, ucb_comparison.png in {time.time() - t0:.0f} s')
 
 

@@ -11,6 +11,7 @@ UCB with the command line's defaults (the registry's `ucb`: 10 heads, batch 32, 
 
     python benchmarks/ucb_deep_sea_preset.py            # writes benchmarks/results/ucb_deep_sea_preset.json and prints
 """
+
 import argparse
 import json
 import os
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent
-LAMBDAS = [0.1, 0.3, 1., 3.]
+LAMBDAS = [0.1, 0.3, 1.0, 3.0]
 HELD_OUT, TEST = list(range(1000, 1010)), list(range(10))
 
 
@@ -28,13 +29,28 @@ def measure(seeds: list, lambdas: list, episodes: int, size: int) -> dict:
     from uncertain_rl.registry import agent_config
     from uncertain_rl.experiments import Experiment, run
     from uncertain_rl.metrics import first_treasure_episode, sweep_solved_at
-    exp = Experiment(agent_config('ucb'), 'deep_sea', episodes=episodes, size=size, seeds=seeds,
-                     grid={'ucb_lambda': lambdas}, eval_every=0, snapshots=0, num_chunks=10)
+
+    exp = Experiment(
+        agent_config('ucb'),
+        'deep_sea',
+        episodes=episodes,
+        size=size,
+        seeds=seeds,
+        grid={'ucb_lambda': lambdas},
+        eval_every=0,
+        snapshots=0,
+        num_chunks=10,
+    )
     res = run(exp)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(len(lambdas), len(seeds))
     solved = np.asarray(sweep_solved_at(res.logs)).reshape(len(lambdas), len(seeds))
-    return dict(seeds=seeds, lambdas=lambdas, first_treasure=first.tolist(), solved_at=solved.tolist(),
-                seconds=res.compile_seconds + res.run_seconds)
+    return dict(
+        seeds=seeds,
+        lambdas=lambdas,
+        first_treasure=first.tolist(),
+        solved_at=solved.tolist(),
+        seconds=res.compile_seconds + res.run_seconds,
+    )
 
 
 def choose(select: dict, budget: int) -> float:
@@ -46,23 +62,35 @@ def choose(select: dict, budget: int) -> float:
 
 def report(r: dict) -> str:
     from scipy.stats import fisher_exact, mannwhitneyu
+
     budget = r['episodes']
-    rows = [f"UCB on Deep Sea {r['size']}, {budget} episodes", '',
-            '| seeds | λ | found the treasure | first treasure (median) | solved (bsuite) |', '|---|---|---|---|---|']
+    rows = [
+        f"UCB on Deep Sea {r['size']}, {budget} episodes",
+        '',
+        '| seeds | λ | found the treasure | first treasure (median) | solved (bsuite) |',
+        '|---|---|---|---|---|',
+    ]
     for part in ('select', 'test'):
         d = r[part]
         for lam, first, solved in zip(d['lambdas'], d['first_treasure'], d['solved_at']):
             first, solved = np.asarray(first), np.asarray(solved)
             med = f'{np.median(first[first > 0]):.0f}' if (first > 0).any() else '-'
-            rows.append(f"| {d['seeds'][0]}-{d['seeds'][-1]} | {lam:g} | {(first > 0).sum()}/{len(first)} | {med} | "
-                        f"{(solved > 0).sum()}/{len(solved)} |")
+            rows.append(
+                f"| {d['seeds'][0]}-{d['seeds'][-1]} | {lam:g} | {(first > 0).sum()}/{len(first)} | {med} | "
+                f"{(solved > 0).sum()}/{len(solved)} |"
+            )
     t = r['test']
     (f0, s0), (f1, s1) = [(np.asarray(t['first_treasure'][i]), np.asarray(t['solved_at'][i])) for i in range(2)]
     count = lambda x: [(x > 0).sum(), (x == 0).sum()]
-    rows += ['', f"chosen on seeds {HELD_OUT[0]}-{HELD_OUT[-1]}: λ = {r['chosen']:g}",
-             f"test seeds, λ = {r['chosen']:g} against 0.1: Fisher p (found) = {fisher_exact([count(f1), count(f0)])[1]:.3g}, "
-             f"Fisher p (solved) = {fisher_exact([count(s1), count(s0)])[1]:.3g}, Mann-Whitney p (first treasure, "
-             f"never = budget + 1) = {mannwhitneyu(np.where(f1 > 0, f1, budget + 1), np.where(f0 > 0, f0, budget + 1)).pvalue:.3g}"]
+    rows += [
+        '',
+        f"chosen on seeds {HELD_OUT[0]}-{HELD_OUT[-1]}: λ = {r['chosen']:g}",
+        f"test seeds, λ = {r['chosen']:g} against 0.1: "
+        f"Fisher p (found) = {fisher_exact([count(f1), count(f0)])[1]:.3g}, "
+        f"Fisher p (solved) = {fisher_exact([count(s1), count(s0)])[1]:.3g}, Mann-Whitney p (first treasure, "
+        f"never = budget + 1) = "
+        f"{mannwhitneyu(np.where(f1 > 0, f1, budget + 1), np.where(f0 > 0, f0, budget + 1)).pvalue:.3g}",
+    ]
     return '\n'.join(rows)
 
 

@@ -2,6 +2,7 @@
 With ID COUNT PORT it joins `jax.distributed` on 127.0.0.1 first (CPU collectives), before anything starts JAX;
 without, it runs alone. Bootstrapped DQN on Deep Sea 5, 3 seeds, laid over every device of every process; process 0
 writes the gathered logs and final states to OUT (an .npz)."""
+
 import sys
 
 import jax

@@ -2,6 +2,7 @@
 trains the same run loads its programs from the cache (JAX's own cache-hit events) and gives the same results bit
 for bit; `UNCERTAIN_RL_COMPILATION_CACHE=off` writes nothing. Each training runs in a fresh Python process, as a
 user's second command would."""
+
 import json
 import os
 import subprocess
@@ -29,18 +30,19 @@ def _train(cache: str | None, **env_vars) -> dict:
     env = dict(os.environ, **env_vars)
     env.pop('JAX_COMPILATION_CACHE_DIR', None)
     env.pop('UNCERTAIN_RL_COMPILATION_CACHE', None)
-    if cache is not None: env['UNCERTAIN_RL_COMPILATION_CACHE'] = cache
+    if cache is not None:
+        env['UNCERTAIN_RL_COMPILATION_CACHE'] = cache
     out = subprocess.run([sys.executable, '-c', SCRIPT], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_on_by_default_loaded_by_the_next_process_with_the_same_results_and_off_writes_nothing(tmp_path):
     cache = tmp_path / 'home' / 'uncertain_rl' / 'jax'
-    first = _train(None, XDG_CACHE_HOME=str(tmp_path / 'home'))          # on by default, in the user's cache
+    first = _train(None, XDG_CACHE_HOME=str(tmp_path / 'home'))  # on by default, in the user's cache
     assert first['cache'] == str(cache) and first['hits'] == 0 and list(cache.iterdir())
     second = _train(None, XDG_CACHE_HOME=str(tmp_path / 'home'))
-    assert second['hits'] >= 1, second['hits']                            # loaded, not compiled
-    assert second['returns'] == first['returns']                          # bit for bit
+    assert second['hits'] >= 1, second['hits']  # loaded, not compiled
+    assert second['returns'] == first['returns']  # bit for bit
     off = _train('off', XDG_CACHE_HOME=str(tmp_path / 'other'))
     assert off['cache'] == 'off' and off['hits'] == 0 and not (tmp_path / 'other' / 'uncertain_rl').exists()
     assert off['returns'] == first['returns']

@@ -10,6 +10,7 @@ errors of the difference (a false alarm about 7e-6 per comparison for a normal s
 distributions, a two-sample Kolmogorov-Smirnov test at p > 1e-4. Seeds are fixed, so the tests are deterministic;
 the tolerances only make sure that what they accept is what an unbiased implementation would produce.
 """
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,14 +24,15 @@ SIZES = (1, 2, 5, 10, 20, 50)
 MAPPING_SEEDS = (0, 1, 42)
 N_SEQUENCES = 200
 N_EPISODES = 3
-DEVIATIONS = (0., 0.01, 0.05, 0.2, 0.5, 1.)
+DEVIATIONS = (0.0, 0.01, 0.05, 0.2, 0.5, 1.0)
 
 
 def bsuite_run(size, mapping_seed, deviation, rng, deterministic=True, seed=None):
     "Run N_EPISODES episodes of bsuite's DeepSea, choosing actions as the module docstring says; record everything."
     env = BsuiteDeepSea(size, deterministic=deterministic, mapping_seed=mapping_seed, seed=seed)
-    rec = {k: [] for k in ('action', 'observation', 'reward', 'discount', 'last', 'total_bad_episodes',
-                           'denoised_return')}
+    rec = {
+        k: [] for k in ('action', 'observation', 'reward', 'discount', 'last', 'total_bad_episodes', 'denoised_return')
+    }
     for _ in range(N_EPISODES):
         ts = env.reset()
         while not ts.last():
@@ -38,10 +40,15 @@ def bsuite_run(size, mapping_seed, deviation, rng, deterministic=True, seed=None
             action = int(right) if rng.random() >= deviation else int(rng.integers(2))
             ts = env.step(action)
             info = env.bsuite_info()
-            for k, v in (('action', action), ('observation', ts.observation), ('reward', ts.reward),
-                         ('discount', ts.discount), ('last', ts.last()),
-                         ('total_bad_episodes', info['total_bad_episodes']),
-                         ('denoised_return', info['denoised_return'])):
+            for k, v in (
+                ('action', action),
+                ('observation', ts.observation),
+                ('reward', ts.reward),
+                ('discount', ts.discount),
+                ('last', ts.last()),
+                ('total_bad_episodes', info['total_bad_episodes']),
+                ('denoised_return', info['denoised_return']),
+            ):
                 rec[k].append(v)
     return {k: np.asarray(v) for k, v in rec.items()}
 
@@ -55,7 +62,9 @@ def test_deterministic_matches_bsuite(size, mapping_seed):
 
     env = DeepSea(size, mapping_seed=mapping_seed)
     params = env.default_params
-    np.testing.assert_array_equal(np.asarray(params.action_mapping), BsuiteDeepSea(size, mapping_seed=mapping_seed)._action_mapping)
+    np.testing.assert_array_equal(
+        np.asarray(params.action_mapping), BsuiteDeepSea(size, mapping_seed=mapping_seed)._action_mapping
+    )
     keys = jax.random.split(jax.random.PRNGKey(0), N_SEQUENCES)
     ours = jax.jit(jax.vmap(lambda k, a: rollout(env, params, k, a)))(keys, jnp.asarray(ref['action'], jnp.int32))
 
@@ -83,15 +92,19 @@ def test_unrandomized_actions_match_bsuite():
         rewards = []
         ts = ref_env.reset()
         for a in actions:
-            if ts.last(): ref_env.reset()
-            ts = ref_env.step(int(a)); rewards.append(ts.reward)
+            if ts.last():
+                ref_env.reset()
+            ts = ref_env.step(int(a))
+            rewards.append(ts.reward)
         np.testing.assert_allclose(np.asarray(tr['reward']), rewards, atol=1e-6)
 
 
 # ---------------------------------------------------------------- stochastic variant
 
+
 def policy_jax(env, params, key, n_episodes):
-    "Episodes alternate: always 'right' (even episodes), always 'left' (odd). Record (row, col, right, reward, next col)."
+    """Episodes alternate: always 'right' (even episodes), always 'left' (odd). Record (row, col, right, reward,
+    next col)."""
     key_reset, key_steps = jax.random.split(key)
     _, state = env.reset(key_reset, params)
 
@@ -101,7 +114,7 @@ def policy_jax(env, params, key, n_episodes):
         right_action = params.action_mapping[state.row, state.column]
         action = jnp.where(go_right, right_action, 1 - right_action)
         _, nxt, reward, term, _, _ = env.step(key, state, action, params)
-        next_col = jnp.where(term, env.size, nxt.column)      # after the last step the column is reset: mark it
+        next_col = jnp.where(term, env.size, nxt.column)  # after the last step the column is reset: mark it
         return nxt, (state.row, state.column, go_right, reward, next_col)
 
     n = n_episodes * env.size
@@ -131,7 +144,7 @@ def failed_moves(size, rows, cols, right, next_cols):
 
 def end_state_noise(size, rows, cols, right, rewards, cost=0.01):
     "Reward minus its deterministic part (treasure, move cost) in the bottom-row end cells; elsewhere the residual."
-    deterministic_part = np.where(right, (cols == size - 1).astype(float) - cost / size, 0.)
+    deterministic_part = np.where(right, (cols == size - 1).astype(float) - cost / size, 0.0)
     residual = rewards - deterministic_part
     end = (rows == size - 1) & ((cols == 0) | (cols == size - 1))
     left_end = end & (cols == 0)
@@ -156,12 +169,12 @@ def test_stochastic_statistics_match_bsuite(size):
     # 2. N(0, 1) noise in both bottom-row end cells (the left one included), and no noise anywhere else
     n_ours, rest_ours, left_ours = end_state_noise(size, rows, cols, right, rewards)
     n_ref, rest_ref, left_ref = end_state_noise(size, ref[0], ref[1], ref[2], ref[3])
-    np.testing.assert_allclose(rest_ours, 0., atol=1e-6)
-    np.testing.assert_allclose(rest_ref, 0., atol=1e-9)
+    np.testing.assert_allclose(rest_ours, 0.0, atol=1e-6)
+    np.testing.assert_allclose(rest_ref, 0.0, atol=1e-9)
     assert len(left_ours) > 1000 and len(n_ours) - len(left_ours) > 1000
     for sample in (n_ours, left_ours):
         assert abs(sample.mean()) < 4.5 / np.sqrt(len(sample))
-        assert abs(sample.var() - 1.) < 4.5 * np.sqrt(2. / len(sample))      # var of a normal sample variance: 2/n
+        assert abs(sample.var() - 1.0) < 4.5 * np.sqrt(2.0 / len(sample))  # var of a normal sample variance: 2/n
         assert stats.kstest(sample, 'norm').pvalue > 1e-4
     assert stats.ks_2samp(n_ours, n_ref).pvalue > 1e-4
     assert stats.ks_2samp(left_ours, left_ref).pvalue > 1e-4
@@ -181,15 +194,23 @@ def test_same_seed_same_results():
     a = rollout(env, env.default_params, jax.random.PRNGKey(3), actions)
     b = rollout(env, env.default_params, jax.random.PRNGKey(3), actions)
     c = rollout(env, env.default_params, jax.random.PRNGKey(4), actions)
-    for k in a: np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]))
+    for k in a:
+        np.testing.assert_array_equal(np.asarray(a[k]), np.asarray(b[k]))
     assert not np.array_equal(np.asarray(a['reward']), np.asarray(c['reward']))
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(size=0), 'size'), (dict(size=-3), 'size'), (dict(size=2.5), 'size'), (dict(size=True), 'size'),
-    (dict(size=4, mapping_seed=-1), 'mapping_seed'), (dict(size=4, deterministic=None), 'deterministic'),
-    (dict(size=4, unscaled_move_cost=-1.), 'unscaled_move_cost'),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(size=0), 'size'),
+        (dict(size=-3), 'size'),
+        (dict(size=2.5), 'size'),
+        (dict(size=True), 'size'),
+        (dict(size=4, mapping_seed=-1), 'mapping_seed'),
+        (dict(size=4, deterministic=None), 'deterministic'),
+        (dict(size=4, unscaled_move_cost=-1.0), 'unscaled_move_cost'),
+    ],
+)
 def test_bad_parameters_name_the_parameter(kwargs, name):
     with pytest.raises(ValueError, match=name):
         DeepSea(**kwargs)

@@ -2,6 +2,7 @@
 the committed notebooks, and is readable offline: every notebook has a page, stored figures are in the pages, math is
 rendered by a MathJax served from the site itself, nothing is fetched from another host, and the API reference has
 every public module; and every page reads well in headless Chromium (the last test)."""
+
 import json
 import re
 import subprocess
@@ -39,14 +40,15 @@ def test_pages_are_self_contained(site):
         external = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?://[^"]+)"', html)
         assert not external, (page.name, external)
         for src in re.findall(r'<img[^>]+src="([^"]+)"', html):
-            if not src.startswith('data:'): assert (site / src).exists(), (page.name, src)
+            if not src.startswith('data:'):
+                assert (site / src).exists(), (page.name, src)
 
 
 def test_math_is_rendered_by_a_local_mathjax(site):
     assert (site / '_static' / 'mathjax' / 'tex-chtml.js').exists()
     html = (site / '30_tdu.html').read_text()
     assert '_static/mathjax/tex-chtml.js' in html
-    assert 'class="math' in html                                # myst's math nodes, typeset by MathJax in the browser
+    assert 'class="math' in html  # myst's math nodes, typeset by MathJax in the browser
 
 
 def test_stored_figures_appear_in_the_pages(site):
@@ -69,19 +71,23 @@ def test_home_agents_and_architecture_pages(site):
     assert re.search(r'<img[^>]+src="_images/deep_sea_uncertainty[^"]*\.png"', home), 'the home page has no figure'
     agents = (site / 'agents.html').read_text()
     from uncertain_rl.registry import AGENTS
-    for name in AGENTS: assert f'id="{name.replace("_", "-")}"' in agents, name
+
+    for name in AGENTS:
+        assert f'id="{name.replace("_", "-")}"' in agents, name
     assert 'One preset mechanism' in (site / 'architecture.html').read_text()
 
 
 def test_import_boilerplate_is_hidden(site):
     html = (site / '06_loops.html').read_text()
-    assert 'from jax.sharding import Mesh' not in html       # the module's import cell
-    assert '>train</span>' in html and '>LoopCarry</span>' in html   # its code is there
+    assert 'from jax.sharding import Mesh' not in html  # the module's import cell
+    assert '>train</span>' in html and '>LoopCarry</span>' in html  # its code is there
 
 
 def test_readme_links_to_the_published_site():
     from configparser import ConfigParser
-    cfg = ConfigParser(); cfg.read(ROOT / 'settings.ini')
+
+    cfg = ConfigParser()
+    cfg.read(ROOT / 'settings.ini')
     url = cfg['DEFAULT']['doc_host'] + cfg['DEFAULT']['doc_baseurl']
     assert url in (ROOT / 'README.md').read_text(), url
     workflow = (ROOT / '.github' / 'workflows' / 'docs.yml').read_text()
@@ -94,8 +100,11 @@ TEX_LEFT = ('$$', '\\(', '\\begin{')
 def serve(folder: Path):
     "A static server for `folder` on 127.0.0.1 (a free port); returns (process, base URL)."
     port = free_port()
-    proc = subprocess.Popen([sys.executable, '-m', 'http.server', str(port), '-b', '127.0.0.1', '-d', str(folder)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'http.server', str(port), '-b', '127.0.0.1', '-d', str(folder)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_for_port(port, seconds=5)
     return proc, f'http://127.0.0.1:{port}'
 
@@ -107,6 +116,7 @@ def test_every_page_reads_well_in_a_real_browser(site):
     finds pages. Screenshots of the home page, the TDU page, the architecture and an API page go to `_screenshots/`."""
     need_browser()
     from playwright.sync_api import sync_playwright
+
     overflow = """(() => {
       const art = document.querySelector('article') || document.querySelector('main');
       const col = art.getBoundingClientRect(), out = [];
@@ -116,57 +126,85 @@ def test_every_page_reads_well_in_a_real_browser(site):
         let scrolls = false;                       // inside a box that scrolls and itself fits the column
         for (let a = el.parentElement; a && a !== art; a = a.parentElement) {
           const ox = getComputedStyle(a).overflowX;
-          if ((ox === 'auto' || ox === 'scroll') && a.getBoundingClientRect().right <= col.right + 1) { scrolls = true; break; }
+          if ((ox === 'auto' || ox === 'scroll') && a.getBoundingClientRect().right <= col.right + 1) {
+            scrolls = true; break;
+          }
         }
         if (!scrolls) out.push(`${el.tagName.toLowerCase()}.${el.className} by ${Math.round(r.right - col.right)} px`);
       }
       return out.slice(0, 3);
     })()"""
-    searches = ('[...document.querySelectorAll("input[type=search], .search-button-field")]'
-                '.filter(e => e.offsetParent !== null).length')
-    with_math = {p.stem for p in (ROOT / 'nbs').glob('*.ipynb')
-                 if any(c['cell_type'] == 'markdown' and '$' in re.sub(r'`[^`]*`', '', ''.join(c['source']))   # not code
-                        for c in json.loads(p.read_text())['cells'])}
+    searches = (
+        '[...document.querySelectorAll("input[type=search], .search-button-field")]'
+        '.filter(e => e.offsetParent !== null).length'
+    )
+    with_math = {
+        p.stem
+        for p in (ROOT / 'nbs').glob('*.ipynb')
+        if any(
+            c['cell_type'] == 'markdown' and '$' in re.sub(r'`[^`]*`', '', ''.join(c['source']))  # not code
+            for c in json.loads(p.read_text())['cells']
+        )
+    }
     proc, base = serve(site)
     problems = []
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=['--no-sandbox'])
-            page = browser.new_page(viewport={'width': 1280, 'height': 900}, device_scale_factor=2)   # a HiDPI screen
+            page = browser.new_page(viewport={'width': 1280, 'height': 900}, device_scale_factor=2)  # a HiDPI screen
             current = {}
-            page.on('console', lambda m: problems.append(f"{current['page']}: console {m.text}")
-                    if m.type == 'error' else None)
-            page.on('request', lambda r: problems.append(f"{current['page']}: request to {r.url}")
-                    if not r.url.startswith((base, 'data:', 'blob:')) else None)
-            page.on('response', lambda r: problems.append(f"{current['page']}: {r.status} {r.url}")
-                    if r.status >= 400 else None)
+            page.on(
+                'console',
+                lambda m: problems.append(f"{current['page']}: console {m.text}") if m.type == 'error' else None,
+            )
+            page.on(
+                'request',
+                lambda r: (
+                    problems.append(f"{current['page']}: request to {r.url}")
+                    if not r.url.startswith((base, 'data:', 'blob:'))
+                    else None
+                ),
+            )
+            page.on(
+                'response',
+                lambda r: problems.append(f"{current['page']}: {r.status} {r.url}") if r.status >= 400 else None,
+            )
             for html in sorted([*site.glob('*.html'), *site.glob('api/*.html')]):
                 current['page'] = str(html.relative_to(site))
-                page.goto(f'{base}/{current["page"]}'); page.wait_for_load_state('networkidle')
+                page.goto(f'{base}/{current["page"]}')
+                page.wait_for_load_state('networkidle')
                 if page.evaluate('!!window.MathJax'):
                     page.evaluate('MathJax.startup.promise')
-                broken = page.evaluate('[...document.images].filter(i => !i.complete || i.naturalWidth === 0)'
-                                       '.map(i => i.src)')
+                broken = page.evaluate(
+                    '[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)'
+                )
                 problems += [f'{html.name}: image not loaded {src}' for src in broken]
-                text = page.evaluate('(() => { const a = document.querySelector("article") || document.body;'
-                                     ' const c = a.cloneNode(true); c.querySelectorAll("pre, code, script, style")'
-                                     '.forEach(e => e.remove()); return c.innerText; })()')
+                text = page.evaluate(
+                    '(() => { const a = document.querySelector("article") || document.body;'
+                    ' const c = a.cloneNode(true); c.querySelectorAll("pre, code, script, style")'
+                    '.forEach(e => e.remove()); return c.innerText; })()'
+                )
                 problems += [f'{html.name}: raw TeX {t!r} in the text' for t in TEX_LEFT if t in text]
                 if html.stem in with_math and page.locator('mjx-container').count() == 0:
                     problems.append(f'{html.name}: its notebook has math but no formula was typeset')
                 problems += [f'{html.name}: {e} over its column, not scrolling' for e in page.evaluate(overflow)]
-                if page.locator('.bd-sidebar-primary').count() and html.stem != 'search' and page.evaluate(searches) != 1:
-                    problems.append(f'{html.name}: {page.evaluate(searches)} search boxes')   # the theme's pages
+                if (
+                    page.locator('.bd-sidebar-primary').count()
+                    and html.stem != 'search'
+                    and page.evaluate(searches) != 1
+                ):
+                    problems.append(f'{html.name}: {page.evaluate(searches)} search boxes')  # the theme's pages
                 for href in page.evaluate('[...document.querySelectorAll("a[href]")].map(a => a.href)'):
                     if href.startswith(base):
-                        target = site / href[len(base) + 1:].split('#')[0].split('?')[0]
+                        target = site / href[len(base) + 1 :].split('#')[0].split('?')[0]
                         if not (target.is_file() or (target / 'index.html').is_file()):
                             problems.append(f'{html.name}: broken link {href}')
                 if html.stem in ('index', '30_tdu', 'architecture', 'uncertain_rl.experiments'):
                     SCREENSHOTS.mkdir(exist_ok=True)
                     page.screenshot(path=str(SCREENSHOTS / f'{html.stem}.png'), full_page=False)
-            current['page'] = 'search.html'                                 # the search box works offline
-            page.goto(f'{base}/search.html?q=bootstrap'); page.wait_for_load_state('networkidle')
+            current['page'] = 'search.html'  # the search box works offline
+            page.goto(f'{base}/search.html?q=bootstrap')
+            page.wait_for_load_state('networkidle')
             page.wait_for_selector('#search-results li, ul.search li', timeout=10_000)
             browser.close()
     finally:

@@ -13,6 +13,7 @@ the command line.
   the CartPole preset): a greedy evaluation of at least 475 in at least 2 of 3 seeds. Calibration: best greedy
   evaluation [500, 500, 500]; the final evaluations [144, 37, 111] show DQN's well-known instability on CartPole.
 """
+
 import json
 
 import jax
@@ -28,7 +29,8 @@ from uncertain_rl.metrics import first_treasure_episode, solved_at, beats_dither
 def test_boot_dqn_solves_deep_sea_10():
     res, env, agent = train_registry('boot_dqn', 'deep_sea', 10, episodes=200, seeds=5)
     greedy = jax.vmap(lambda s, k: greedy_returns(env, agent, s, k, 1, 10)[0])(
-        res.agent_state, jax.random.split(jax.random.PRNGKey(9), 5))
+        res.agent_state, jax.random.split(jax.random.PRNGKey(9), 5)
+    )
     solved = solved_at(res.logs['total_bad_episodes'])
     ok = beats_dithering(solved, 10) & (np.asarray(greedy) > 0.9)
     assert ok.sum() >= 4, (solved, greedy)
@@ -42,7 +44,24 @@ def test_dqn_epsilon_greedy_rarely_finds_the_treasure():
 
 @pytest.mark.slow
 def test_dqn_cartpole_preset_reaches_475_greedy(tmp_path):
-    assert main(['train', '--agent', 'dqn', '--env', 'cartpole', '--steps', '100000', '--seeds', '3',
-                 '--out', str(tmp_path), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'dqn',
+                '--env',
+                'cartpole',
+                '--steps',
+                '100000',
+                '--seeds',
+                '3',
+                '--out',
+                str(tmp_path),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     best = [r['best_greedy_return'] for r in json.loads((tmp_path / 'summary.json').read_text())['results']]
     assert sum(b >= 475 for b in best) >= 2, best

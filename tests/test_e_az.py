@@ -10,6 +10,7 @@ Seeds are PRNGKey(0 .. n-1), action map 42 (the command line's default). Measure
 (At N = 10 AZ is no fair contrast: it found the treasure in 2 of 5 seeds, helped by the zero-initialised reward table,
 which makes untried moves look better than tried right moves of cost -0.01/N.)
 """
+
 import jax
 import numpy as np
 import pytest
@@ -35,7 +36,8 @@ def _run(mode, size, steps, seeds, **overrides):
 @pytest.mark.parametrize('mode', EAZ_MODES)
 def test_modes_run_finite_and_vmapped_seeds_equal_single_runs(mode):
     run, keys, res = _run(mode, 6, 6 * 30, 2, simulations=8)
-    for k in ('root_value', 'root_std', 'explorer'): assert np.isfinite(res.logs[k]).all(), k
+    for k in ('root_value', 'root_std', 'explorer'):
+        assert np.isfinite(res.logs[k]).all(), k
     assert res.compile_seconds > 0 and (res.episodes == 30).all()
     np.testing.assert_array_equal(np.asarray(res.agent_state.counts).sum((1, 2, 3)), [180, 180])
     single = jax.jit(run.run)
@@ -55,17 +57,39 @@ def test_whole_run_compiles_once():
     run = train(TrainConfig(env, counted, num_steps=100, max_episodes=20))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(3))
     run_chunked(run, keys, num_chunks=4, progress=False)
-    assert len(traces) <= 3, len(traces)      # init's metric probe, the compiled chunk (and its abstract evaluation)
+    assert len(traces) <= 3, len(traces)  # init's metric probe, the compiled chunk (and its abstract evaluation)
 
 
 def test_cli_trains_e_az_with_snapshots(tmp_path, capsys):
     "E-AZ through the command line (AZ shares its code and is trained through the registry in the learning test)."
     for agent in ('e_az',):
         out = tmp_path / agent
-        assert main(['train', '--agent', agent, '--size', '5', '--steps', '200', '--seeds', '2', '--simulations', '8',
-                     '--snapshots', '2', '--eval-every', '0', '--out', str(out),
-                     '--no-progress']
-                    + (['--beta', '3'] if agent == 'e_az' else [])) == 0
+        assert (
+            main(
+                [
+                    'train',
+                    '--agent',
+                    agent,
+                    '--size',
+                    '5',
+                    '--steps',
+                    '200',
+                    '--seeds',
+                    '2',
+                    '--simulations',
+                    '8',
+                    '--snapshots',
+                    '2',
+                    '--eval-every',
+                    '0',
+                    '--out',
+                    str(out),
+                    '--no-progress',
+                ]
+                + (['--beta', '3'] if agent == 'e_az' else [])
+            )
+            == 0
+        )
         text = capsys.readouterr().out
         assert 'treasure' in text and 'solved' in text
         run = load_run(out)
@@ -73,22 +97,29 @@ def test_cli_trains_e_az_with_snapshots(tmp_path, capsys):
         assert run.snapshots['search_visits'].sum(-1).max() == 8
 
 
-@pytest.mark.parametrize('args, word', [
-    (['--agent', 'e_az', '--simulations', '0'], 'simulations'),
-    (['--agent', 'az', '--beta', '1'], '--beta applies only'),
-    (['--agent', 'e_az', '--env', 'chain'], 'runs on --env deep_sea only'),
-    (['--agent', 'e_az', '--beta', '-1'], 'beta'),
-    (['--agent', 'e_az', '--steps', '0'], 'steps'),
-])
+@pytest.mark.parametrize(
+    'args, word',
+    [
+        (['--agent', 'e_az', '--simulations', '0'], 'simulations'),
+        (['--agent', 'az', '--beta', '1'], '--beta applies only'),
+        (['--agent', 'e_az', '--env', 'chain'], 'runs on --env deep_sea only'),
+        (['--agent', 'e_az', '--beta', '-1'], 'beta'),
+        (['--agent', 'e_az', '--steps', '0'], 'steps'),
+    ],
+)
 def test_bad_options_exit_2_in_one_line(tmp_path, capsys, args, word):
     assert main(['train', *args, '--size', '5', '--out', str(tmp_path / 'r'), '--no-progress']) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err, err
 
 
-@pytest.mark.parametrize('size, steps', [
-    (14, 4200),                                                         # the default run's learning test (300 episodes)
-    pytest.param(20, 20_000, marks=pytest.mark.slow)])                  # R2
+@pytest.mark.parametrize(
+    'size, steps',
+    [
+        (14, 4200),  # the default run's learning test (300 episodes)
+        pytest.param(20, 20_000, marks=pytest.mark.slow),
+    ],
+)  # R2
 def test_e_az_finds_and_solves_and_az_does_not(size, steps):
     "Seeds 0-4: E-AZ finds the treasure and solves Deep Sea in >= 4 of 5 seeds; AZ finds it in <= 1 of 5."
     found, solved = {}, {}

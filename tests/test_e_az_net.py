@@ -8,6 +8,7 @@ Seeds are PRNGKey(0 .. n-1), action map 42. Measured (2 CPU cores):
 - Deep Sea 14, 4,200 steps (300 episodes), 5 seeds (slow): learned E-AZ at 32, 40, 58 and 294 (4 of 5; solved 1 of 5
   within the budget); learned AZ never. Thresholds: E-AZ >= 3 of 5, AZ <= 1 of 5.
 """
+
 import jax
 import numpy as np
 import pytest
@@ -31,7 +32,8 @@ def _run(mode, size, steps, seeds, **overrides):
 
 
 def test_whole_run_compiles_once():
-    "Chunks of one compiled scan over vmapped seeds (vmapped seeds equal separate runs: tested in the notebook, with β)."
+    """Chunks of one compiled scan over vmapped seeds (vmapped seeds equal separate runs: tested in the notebook,
+    with β)."""
     traces = []
     env = DeepSea(5, mapping_seed=42)
     agent = make_e_az_net(agent_config('e_az_net', simulations=4), gymnax_spec(env))
@@ -39,13 +41,38 @@ def test_whole_run_compiles_once():
     counted = agent._replace(act=lambda *a: (traces.append(1), act(*a))[1])
     run = train(TrainConfig(env, counted, num_steps=100, max_episodes=20))
     run_chunked(run, jax.vmap(jax.random.PRNGKey)(np.arange(2)), num_chunks=4, progress=False)
-    assert len(traces) <= 3, len(traces)        # init's metric probe, the compiled chunk (and its abstract evaluation)
+    assert len(traces) <= 3, len(traces)  # init's metric probe, the compiled chunk (and its abstract evaluation)
 
 
 def test_cli_trains_e_az_net_with_snapshots(tmp_path, capsys):
     out = tmp_path / 'e_az_net'
-    assert main(['train', '--agent', 'e_az_net', '--size', '5', '--steps', '200', '--seeds', '2', '--simulations', '8',
-                 '--beta', '3', '--snapshots', '2', '--eval-every', '0', '--out', str(out), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'e_az_net',
+                '--size',
+                '5',
+                '--steps',
+                '200',
+                '--seeds',
+                '2',
+                '--simulations',
+                '8',
+                '--beta',
+                '3',
+                '--snapshots',
+                '2',
+                '--eval-every',
+                '0',
+                '--out',
+                str(out),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     assert 'treasure' in capsys.readouterr().out
     run = load_run(out)
     assert {'root_value_std', 'search_visits', 'ube', 'rnd_novelty'} <= set(run.snapshots)
@@ -53,19 +80,27 @@ def test_cli_trains_e_az_net_with_snapshots(tmp_path, capsys):
     assert (run.snapshots['rnd_novelty'] >= 0).all()
 
 
-@pytest.mark.parametrize('args, word', [
-    (['--agent', 'az_net', '--beta', '1'], '--beta applies only'),
-    (['--agent', 'e_az_net', '--env', 'chain'], 'runs on --env deep_sea only'),
-    (['--agent', 'e_az_net', '--simulations', '0'], 'simulations')])
+@pytest.mark.parametrize(
+    'args, word',
+    [
+        (['--agent', 'az_net', '--beta', '1'], '--beta applies only'),
+        (['--agent', 'e_az_net', '--env', 'chain'], 'runs on --env deep_sea only'),
+        (['--agent', 'e_az_net', '--simulations', '0'], 'simulations'),
+    ],
+)
 def test_bad_options_exit_2_in_one_line(tmp_path, capsys, args, word):
     assert main(['train', *args, '--size', '5', '--out', str(tmp_path / 'r'), '--no-progress']) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err, err
 
 
-@pytest.mark.parametrize('size, steps, seeds, need', [
-    (8, 800, 3, 2),                                                     # the default run's learning test (100 episodes)
-    pytest.param(14, 4200, 5, 3, marks=pytest.mark.slow)])              # 300 episodes
+@pytest.mark.parametrize(
+    'size, steps, seeds, need',
+    [
+        (8, 800, 3, 2),  # the default run's learning test (100 episodes)
+        pytest.param(14, 4200, 5, 3, marks=pytest.mark.slow),
+    ],
+)  # 300 episodes
 def test_learned_e_az_finds_the_treasure_and_learned_az_does_not(size, steps, seeds, need):
     "Seeds 0 .. n-1: learned E-AZ finds the treasure in >= `need` seeds, learned AZ in <= 1."
     found = {}

@@ -9,6 +9,7 @@ Measured on this 2-core machine:
   average of training returns first reaches 750 at episodes 121, 134 and 284 (best averages 878, 864, 901), 410 s.
   Threshold: the issue's, at least 2 of 3 seeds within 300 episodes.
 """
+
 import json
 
 import jax
@@ -22,8 +23,8 @@ from uncertain_rl.registry import agent_config, make_agent, make_env
 
 
 def test_learns_to_balance():
-    """3 seeds, 30,000 steps: the vote's mean greedy return over 10 episodes is >= 400 in at least 2 of 3 seeds, while the
-    untrained agents' is below 200 in every seed. Measured: trained 629, 762, 476; untrained 46, 110, 49."""
+    """3 seeds, 30,000 steps: the vote's mean greedy return over 10 episodes is >= 400 in at least 2 of 3 seeds, while
+    the untrained agents' is below 200 in every seed. Measured: trained 629, 762, 476; untrained 46, 110, 49."""
     env = make_env('cartpole_noise', 0)
     agent = make_agent('iv_dqn', agent_config('iv_dqn', 'cartpole_noise'), gymnax_spec(env))
     run = train(TrainConfig(env, agent, 30_000, 200))
@@ -40,9 +41,33 @@ def test_learns_to_balance():
 
 def test_cli_options_reach_the_config(tmp_path, capsys):
     out = tmp_path / 'run'
-    assert main(['train', '--agent', 'iv_dqn', '--env', 'cartpole_noise', '--steps', '2002', '--seeds', '1',
-                 '--mebs-ratio', '0.9', '--xi', '2.5', '--weighting', 'uwac', '--eval-every', '0',
-                 '--out', str(out), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'iv_dqn',
+                '--env',
+                'cartpole_noise',
+                '--steps',
+                '2002',
+                '--seeds',
+                '1',
+                '--mebs-ratio',
+                '0.9',
+                '--xi',
+                '2.5',
+                '--weighting',
+                'uwac',
+                '--eval-every',
+                '0',
+                '--out',
+                str(out),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     cfg = json.loads((out / 'summary.json').read_text())['agent_config']
     assert (cfg['mebs_ratio'], cfg['xi'], cfg['weighting'], cfg['n_step']) == (0.9, 2.5, 'uwac', 4)
     assert 'solved' in capsys.readouterr().out
@@ -59,8 +84,25 @@ def test_bad_options_one_line_exit_2(tmp_path, capsys, flag, value):
 def test_issue_criterion_solves_cartpole_noise(tmp_path):
     "The issue's command: the training MA100 reaches 750 within 300 episodes in at least 2 of 3 seeds."
     out = tmp_path / 'run'
-    assert main(['train', '--agent', 'iv_dqn', '--env', 'cartpole_noise', '--episodes', '300', '--seeds', '3',
-                 '--out', str(out), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'iv_dqn',
+                '--env',
+                'cartpole_noise',
+                '--episodes',
+                '300',
+                '--seeds',
+                '3',
+                '--out',
+                str(out),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     rows = json.loads((out / 'summary.json').read_text())['results']
     solved = [r['solved_at'] for r in rows]
     assert sum(1 for s in solved if s is not None and s <= 300) >= 2, solved

@@ -2,6 +2,7 @@
 our modules by another, at the top of a module or inside a function, read from the source with `ast`. No module
 imports a layer above its own, there is no cycle, no module imports a private name (`_name`) from another, and
 `import uncertain_rl` (even using every public name) imports nothing of the app layer."""
+
 import ast
 import fnmatch
 import subprocess
@@ -31,23 +32,26 @@ def imports(name: str, tree: ast.AST, known: set) -> list:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - node.level + 1] if node.level > 1 else package
+                base = package[: len(package) - node.level + 1] if node.level > 1 else package
                 target = '.'.join([*base, *(node.module.split('.') if node.module else [])])
             elif node.module and node.module.split('.')[0] == 'uncertain_rl':
-                target = node.module[len('uncertain_rl.'):] if node.module != 'uncertain_rl' else ''
-            else: continue
-            for alias in node.names:                          # `from . import metrics` imports a module
+                target = node.module[len('uncertain_rl.') :] if node.module != 'uncertain_rl' else ''
+            else:
+                continue
+            for alias in node.names:  # `from . import metrics` imports a module
                 sub = f'{target}.{alias.name}'.lstrip('.')
                 found.append((sub, None) if sub in known else (target, alias.name))
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split('.')[0] == 'uncertain_rl': found.append((alias.name[len('uncertain_rl.'):], None))
+                if alias.name.split('.')[0] == 'uncertain_rl':
+                    found.append((alias.name[len('uncertain_rl.') :], None))
     return found
 
 
 def layer_of(name: str) -> int:
     for i, (_, patterns) in enumerate(uncertain_rl.LAYERS):
-        if any(fnmatch.fnmatch(name, p) for p in patterns): return i
+        if any(fnmatch.fnmatch(name, p) for p in patterns):
+            return i
     raise AssertionError(f'module {name!r} is in no layer of uncertain_rl.LAYERS')
 
 
@@ -60,18 +64,26 @@ def graph() -> dict:
 def test_every_module_has_a_layer_and_imports_none_above_it():
     problems = []
     for name, deps in graph().items():
-        if name == '': continue                              # the package's __init__: lazy, imports on demand only
+        if name == '':
+            continue  # the package's __init__: lazy, imports on demand only
         for target, _ in deps:
-            if target in ('', name): continue
+            if target in ('', name):
+                continue
             if layer_of(target) > layer_of(name):
-                problems.append(f'{name} ({uncertain_rl.LAYERS[layer_of(name)][0]}) imports {target} '
-                                f'({uncertain_rl.LAYERS[layer_of(target)][0]})')
+                problems.append(
+                    f'{name} ({uncertain_rl.LAYERS[layer_of(name)][0]}) imports {target} '
+                    f'({uncertain_rl.LAYERS[layer_of(target)][0]})'
+                )
     assert not problems, '\n'.join(problems)
 
 
 def test_no_private_name_is_imported_from_another_module():
-    problems = [f'{name} imports {target}.{what}' for name, deps in graph().items() for target, what in deps
-                if what and what.startswith('_') and not what.startswith('__') and target != name]
+    problems = [
+        f'{name} imports {target}.{what}'
+        for name, deps in graph().items()
+        for target, what in deps
+        if what and what.startswith('_') and not what.startswith('__') and target != name
+    ]
     assert not problems, '\n'.join(problems)
 
 
@@ -82,26 +94,34 @@ def test_no_cycle():
     def visit(node, stack):
         state[node] = 'open'
         for nxt in sorted(edges.get(node, ())):
-            if state.get(nxt) == 'open': cycles.append(' -> '.join(stack[stack.index(nxt):] + [nxt]))
-            elif nxt not in state: visit(nxt, stack + [nxt])
+            if state.get(nxt) == 'open':
+                cycles.append(' -> '.join(stack[stack.index(nxt) :] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
         state[node] = 'done'
+
     for n in sorted(edges):
-        if n not in state: visit(n, [n])
+        if n not in state:
+            visit(n, [n])
     assert not cycles, '\n'.join(cycles)
 
 
 def test_the_library_never_loads_the_app():
-    probe = ('import sys, uncertain_rl as u\n'
-             'for name in u.__all__: getattr(u, name)\n'
-             'print(sorted(m for m in sys.modules if m.startswith(("uncertain_rl.app", "uncertain_rl.__main__", "voila"))))')
+    probe = (
+        'import sys, uncertain_rl as u\n'
+        'for name in u.__all__: getattr(u, name)\n'
+        'print(sorted(m for m in sys.modules if m.startswith(("uncertain_rl.app", "uncertain_rl.__main__", "voila"))))'
+    )
     r = subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == '[]', r.stdout + r.stderr
 
 
 def test_the_checks_can_fail():
     "The graph reader finds a planted upward import, a private import and a cycle."
-    fake = {'loops': ast.parse('from .experiments import run\nfrom uncertain_rl.rundir import _umask'),
-            'experiments': ast.parse('from . import loops')}
+    fake = {
+        'loops': ast.parse('from .experiments import run\nfrom uncertain_rl.rundir import _umask'),
+        'experiments': ast.parse('from . import loops'),
+    }
     known = {'loops', 'experiments', 'rundir'}
     deps = {n: imports(n, t, known) for n, t in fake.items()}
     assert ('experiments', 'run') in deps['loops'] and ('rundir', '_umask') in deps['loops']
@@ -112,14 +132,21 @@ def test_the_checks_can_fail():
 def test_every_module_has_a_docstring_that_is_a_whole_sentence():
     "Every module says what it is in a sentence (a notebook's one-line description), and parses without warnings."
     import warnings
+
     problems = []
     for path in PACKAGE.rglob('*.py'):
-        if path.name == '_modidx.py': continue
+        if path.name == '_modidx.py':
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter('error')
-            try: doc = ast.get_docstring(ast.parse(path.read_text()))
-            except SyntaxWarning as e: problems.append(f'{path.name}: {e}'); continue
-            except DeprecationWarning as e: problems.append(f'{path.name}: {e}'); continue
+            try:
+                doc = ast.get_docstring(ast.parse(path.read_text()))
+            except SyntaxWarning as e:
+                problems.append(f'{path.name}: {e}')
+                continue
+            except DeprecationWarning as e:
+                problems.append(f'{path.name}: {e}')
+                continue
         if not doc or not doc.rstrip().endswith('.') or '\n' in doc.strip():
             problems.append(f'{path.relative_to(PACKAGE)}: {doc!r}')
     assert not problems, '\n'.join(problems)

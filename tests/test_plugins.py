@@ -2,6 +2,7 @@
 through `uncertain_rl.envs`, each from a package of its own, in one file, without editing ours. We install a toy of
 each the way pip would (its module and a `.dist-info` with the entry point, on the path of fresh processes) and check
 that the command line, the viewer, the documentation build and the golden tool all pick them up."""
+
 import json
 import os
 import subprocess
@@ -28,15 +29,17 @@ def make_toy(config, spec):
     return agent._replace(cell_signals=cell_signals)
 
 
-ENTRIES = (AgentEntry('toy', DQNConfig, make_toy, 'a toy: DQN with a signal of its own', defaults=dict(hidden_sizes=(8,)),
-                      options=('prior_scale',), presets=(Preset('wide', dict(hidden_sizes=(32,)), (), 'a wider net'),),
+ENTRIES = (AgentEntry('toy', DQNConfig, make_toy, 'a toy: DQN with a signal of its own',
+                      defaults=dict(hidden_sizes=(8,)), options=('prior_scale',),
+                      presets=(Preset('wide', dict(hidden_sizes=(32,)), (), 'a wider net'),),
                       signals=(Signal('toy_max_q', 'toy max Q', per_action=False, help="the toy's largest Q"),),
                       golden=(GoldenCase('toy', dict(min_replay_size=8, batch_size=8), envs=('deep_sea',)),),
                       docs=DocsSection('Toy agents')),)
 '''
 
 
-TOY_ENV = '''"""A toy environment in one file: Deep Sea under a name of its own, with its own solved rule and horizon."""
+TOY_ENV = '''"""A toy environment in one file: Deep Sea under a name of its own, with its own solved rule and
+horizon."""
 import numpy as np
 
 from uncertain_rl.base import EnvEntry
@@ -88,11 +91,34 @@ def test_the_command_line_trains_it_and_the_viewer_shows_its_signal(site, tmp_pa
     r = python(site, '-m', 'uncertain_rl', 'agents', 'toy')
     assert r.returncode == 0 and 'a toy: DQN' in r.stdout and '--preset wide' in r.stdout, r.stdout + r.stderr
     out = tmp_path / 'run'
-    r = python(site, '-m', 'uncertain_rl', 'train', '--agent', 'toy', '--size', '4', '--episodes', '12', '--seeds', '1',
-               '--preset', 'wide', '--prior-scale', '1', '--snapshots', '3', '--out', str(out), '--no-progress')
+    r = python(
+        site,
+        '-m',
+        'uncertain_rl',
+        'train',
+        '--agent',
+        'toy',
+        '--size',
+        '4',
+        '--episodes',
+        '12',
+        '--seeds',
+        '1',
+        '--preset',
+        'wide',
+        '--prior-scale',
+        '1',
+        '--snapshots',
+        '3',
+        '--out',
+        str(out),
+        '--no-progress',
+    )
     assert r.returncode == 0, r.stderr
     summary = json.loads((out / 'summary.json').read_text())
-    assert summary['agent'] == 'toy' and summary['presets'] == ['wide'] and summary['agent_config']['prior_scale'] == 1.
+    assert (
+        summary['agent'] == 'toy' and summary['presets'] == ['wide'] and summary['agent_config']['prior_scale'] == 1.0
+    )
     r = python(site, '-m', 'uncertain_rl', 'view', str(out))
     assert r.returncode == 0, r.stderr
     page = (out / 'viewer.html').read_text()
@@ -101,8 +127,12 @@ def test_the_command_line_trains_it_and_the_viewer_shows_its_signal(site, tmp_pa
 
 def test_the_docs_and_the_golden_tool_pick_it_up(site, tmp_path):
     src = tmp_path / 'docs_src'
-    r = python(site, '-c', f'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources({str(src)!r}); '
-                           f'print(open({str(src / "agents.md")!r}).read())')
+    r = python(
+        site,
+        '-c',
+        f'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources({str(src)!r}); '
+        f'print(open({str(src / "agents.md")!r}).read())',
+    )
     assert r.returncode == 0, r.stderr
     assert '`toy`' in r.stdout and 'a toy: DQN with a signal of its own' in r.stdout and 'Toy agents' in r.stdout
     r = python(site, 'tools/golden.py', 'list')
@@ -117,24 +147,53 @@ def test_a_toy_environment_reaches_the_command_line_the_viewer_and_the_docs(site
     r = python(site, '-m', 'uncertain_rl', 'train', '--help')
     assert r.returncode == 0 and 'toy_sea' in r.stdout, r.stderr
     r = python(site, '-m', 'uncertain_rl', 'envs', 'toy_sea')
-    assert r.returncode == 0 and 'a toy: Deep Sea under its own name' in r.stdout and 'horizon 50 episodes' in r.stdout \
-        and 'declares solved, value_range' in r.stdout and 'module toy_env' in r.stdout, r.stdout + r.stderr
+    assert (
+        r.returncode == 0
+        and 'a toy: Deep Sea under its own name' in r.stdout
+        and 'horizon 50 episodes' in r.stdout
+        and 'declares solved, value_range' in r.stdout
+        and 'module toy_env' in r.stdout
+    ), r.stdout + r.stderr
     out = tmp_path / 'run'
-    r = python(site, '-m', 'uncertain_rl', 'train', '--agent', 'toy', '--env', 'toy_sea', '--size', '4', '--episodes',
-               '12', '--seeds', '1', '--snapshots', '3', '--out', str(out), '--no-progress')   # a plugin agent on it too
+    r = python(
+        site,
+        '-m',
+        'uncertain_rl',
+        'train',
+        '--agent',
+        'toy',
+        '--env',
+        'toy_sea',
+        '--size',
+        '4',
+        '--episodes',
+        '12',
+        '--seeds',
+        '1',
+        '--snapshots',
+        '3',
+        '--out',
+        str(out),
+        '--no-progress',
+    )  # a plugin agent on it too
     assert r.returncode == 0, r.stderr
     summary = json.loads((out / 'summary.json').read_text())
     assert summary['experiment']['env'] == 'toy_sea' and summary['agent'] == 'toy'
     r = python(site, '-m', 'uncertain_rl', 'view', str(out))
     assert r.returncode == 0 and (out / 'viewer.html').is_file(), r.stderr
     src = tmp_path / 'docs_src'
-    r = python(site, '-c', f'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources({str(src)!r}); '
-                           f'print(open({str(src / "environments.md")!r}).read())')
+    r = python(
+        site,
+        '-c',
+        f'import sys; sys.path.insert(0, "tools"); import docs; docs.write_sources({str(src)!r}); '
+        f'print(open({str(src / "environments.md")!r}).read())',
+    )
     assert r.returncode == 0, r.stderr
     assert '| `toy_sea` (module `toy_env`) | a toy: Deep Sea under its own name |' in r.stdout, r.stdout
-    assert '| [`deep_sea`](10_envs.deep_sea.ipynb) |' in r.stdout           # ours beside it, linked to its notebook
+    assert '| [`deep_sea`](10_envs.deep_sea.ipynb) |' in r.stdout  # ours beside it, linked to its notebook
 
 
 def test_without_the_package_it_is_not_there():
     from uncertain_rl.registry import AGENTS, ENVS
+
     assert 'toy' not in AGENTS and 'toy_sea' not in ENVS

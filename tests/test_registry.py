@@ -2,6 +2,7 @@
 step-count decision stays a real `lax.cond` (`loops.any_run`), and gets the same result as a plain `jax.vmap`, where
 the same cond is computed as a `select` of both branches. Learning in bursts (2 SGD steps every 3 environment steps)
 makes the cond matter."""
+
 import jax
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ def test_every_agent_learns_the_same_in_lockstep_and_alone(name):
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(2))
     chunked = run_chunked(run, keys, num_chunks=2, progress=False)
     state, logs = jax.jit(jax.vmap(run.run))(keys)
-    np.testing.assert_array_equal(np.asarray(chunked.agent_state.sgd_steps), [62, 62])   # due at steps 9, 12, ..., 99
+    np.testing.assert_array_equal(np.asarray(chunked.agent_state.sgd_steps), [62, 62])  # due at steps 9, 12, ..., 99
     np.testing.assert_array_equal(np.asarray(state.sgd_steps), [62, 62])
     np.testing.assert_array_equal(chunked.logs['total_bad_episodes'], np.asarray(logs['total_bad_episodes']))
     np.testing.assert_allclose(chunked.logs['loss'], np.asarray(logs['loss']), rtol=1e-4, atol=1e-6)
@@ -30,26 +31,36 @@ def test_every_agent_learns_the_same_in_lockstep_and_alone(name):
 
 
 REPLAY_LEARNERS = [n for n, e in AGENTS.items() if hasattr(e.config(), 'sgd_period')]
-ONE_OF_EACH_LEARNER = ('boot_dqn', 'pe_dqn', 'iv_dqn')   # ensemble Q, distributional, BIV-weighted: by default;
-                                                          # the others (the same `learn`) under -m slow, for CI's time
+ONE_OF_EACH_LEARNER = ('boot_dqn', 'pe_dqn', 'iv_dqn')  # ensemble Q, distributional, BIV-weighted: by default;
+# the others (the same `learn`) under -m slow, for CI's time
 
 
-@pytest.mark.parametrize('name', [n if n in ONE_OF_EACH_LEARNER else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in REPLAY_LEARNERS])
+@pytest.mark.parametrize(
+    'name', [n if n in ONE_OF_EACH_LEARNER else pytest.param(n, marks=pytest.mark.slow) for n in REPLAY_LEARNERS]
+)
 def test_each_run_learns_on_its_own_schedule_in_a_batch(name):
     """Batch independence: with an episode budget on Cartpole, whose episodes vary in length, the runs of a batch
     finish (and freeze) at different steps; each run's SGD steps must still be exactly those its own step count made
     due (the replay holds `min_replay_size` transitions and the step is a multiple of `sgd_period`). Before
     `ensemble_q.own_schedule`, a run frozen on a due step made every other run learn at every step."""
     env = make_env('cartpole', 0)
-    small = dict(SMALL, sgd_period=2, sgd_steps_per_update=1, replay_capacity=1_000)   # the schedule, not the scale
+    small = dict(SMALL, sgd_period=2, sgd_steps_per_update=1, replay_capacity=1_000)  # the schedule, not the scale
     config = config_for_env(name, agent_config(name, 'cartpole', **small), env_facts('cartpole', env.default_params))
     agent = make_agent(name, config, gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=2_000, max_episodes=12, stop_at_max_episodes=True))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(6))
-    state = run_chunked(run, keys, num_chunks=4, progress=False, devices=1).agent_state   # one vmap: any_run spans the batch
+    state = run_chunked(
+        run, keys, num_chunks=4, progress=False, devices=1
+    ).agent_state  # one vmap: any_run spans the batch
     steps = np.asarray(state.env_steps)
     assert len(set(steps.tolist())) > 1, f'the runs froze together ({steps}): the test shows nothing'
-    own = [sum(1 for t in range(1, n + 1) if min(t, config.replay_capacity) >= config.min_replay_size
-               and t % config.sgd_period == 0) * config.sgd_steps_per_update for n in steps]
+    own = [
+        sum(
+            1
+            for t in range(1, n + 1)
+            if min(t, config.replay_capacity) >= config.min_replay_size and t % config.sgd_period == 0
+        )
+        * config.sgd_steps_per_update
+        for n in steps
+    ]
     np.testing.assert_array_equal(np.asarray(state.sgd_steps), own)

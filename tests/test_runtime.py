@@ -2,6 +2,7 @@
 command line call): importing every module of the package, building `Experiment`s and training with `train` and
 `run_chunked` leave `jax.config` and JAX's lowering rules as they were. Each check runs in a fresh Python process,
 since these settings belong to the whole process."""
+
 import json
 import os
 import subprocess
@@ -57,4 +58,4 @@ def test_setup_changes_exactly_the_process_settings_it_names(tmp_path):
     "The same script calling `runtime.setup()` at its end: the check above can fail, and setup is all there is."
     seen = _settings_changed('setup', tmp_path)
     assert set(seen['changed']) == {'jax_compilation_cache_dir', 'jax_persistent_cache_min_compile_time_secs'}, seen
-    assert seen['rule_changed'], seen       # JAX had started (the Experiments above), so the device count stays
+    assert seen['rule_changed'], seen  # JAX had started (the Experiments above), so the device count stays

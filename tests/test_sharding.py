@@ -8,6 +8,7 @@ emits some reductions differently for different batch shapes even on one device 
 differs in the last bit), so the sharded run agrees with the single-device one to float32 rounding, not bit for bit
 (see the loops notebook, "Bit for bit?"). The same runs over the same layout agree bit for bit, whichever process
 owns them."""
+
 import json
 import os
 import socket
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
-TOL = 1e-4      # |sharded - single| / (1 + |single|), after a few learning steps (measured: at most 2e-5)
+TOL = 1e-4  # |sharded - single| / (1 + |single|), after a few learning steps (measured: at most 2e-5)
 
 
 def forced(devices: int) -> dict:
@@ -28,8 +29,13 @@ def forced(devices: int) -> dict:
 
 
 def sharded_cases(agents: str, seeds: int = 9, steps: int = 40) -> list:
-    out = subprocess.run([sys.executable, str(HERE / 'sharded_runs.py'), agents, str(seeds), str(steps)],
-                         env=forced(8), capture_output=True, text=True, timeout=1200)
+    out = subprocess.run(
+        [sys.executable, str(HERE / 'sharded_runs.py'), agents, str(seeds), str(steps)],
+        env=forced(8),
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith('{')]
 
@@ -43,7 +49,8 @@ def test_sharded_equals_single_device_boot_dqn():
     "Bootstrapped DQN, 9 seeds on 8 forced CPU devices (5 used, 2 runs each, one padded), 40 steps."
     cases = sharded_cases('boot_dqn')
     assert [c['agent'] for c in cases] == ['boot_dqn']
-    for c in cases: check(c)
+    for c in cases:
+        check(c)
 
 
 @pytest.mark.slow
@@ -51,9 +58,11 @@ def test_sharded_equals_single_device_every_agent_and_a_sweep():
     """Every agent in the registry, 9 seeds on 8 forced CPU devices, 40 steps (learning from step 8), and a TDU
     β × prior-scale sweep (2 × 2 settings × 2 seeds, hyperparameters batched)."""
     from uncertain_rl import registry
+
     cases = sharded_cases(','.join(list(registry.AGENTS) + ['sweep']))
     assert {c['agent'] for c in cases} == set(registry.AGENTS) | {'tdu sweep beta x prior_scale'}
-    for c in cases: check(c)
+    for c in cases:
+        check(c)
 
 
 def free_port() -> int:
@@ -66,25 +75,37 @@ def test_two_processes_equal_one_process(tmp_path):
     "Two processes on 127.0.0.1 (one CPU device each, gloo collectives) against one process with two devices."
     port, worker = free_port(), str(HERE / 'distributed_worker.py')
     env = forced(1)
-    procs = [subprocess.Popen([sys.executable, worker, str(tmp_path / 'two.npz'), str(i), '2', str(port)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, worker, str(tmp_path / 'two.npz'), str(i), '2', str(port)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     outs = [p.communicate(timeout=600) for p in procs]
-    for p, (o, e) in zip(procs, outs): assert p.returncode == 0, e[-3000:]
-    one = subprocess.run([sys.executable, worker, str(tmp_path / 'one.npz')], env=forced(2), capture_output=True,
-                         text=True, timeout=600)
+    for p, (o, e) in zip(procs, outs):
+        assert p.returncode == 0, e[-3000:]
+    one = subprocess.run(
+        [sys.executable, worker, str(tmp_path / 'one.npz')], env=forced(2), capture_output=True, text=True, timeout=600
+    )
     assert one.returncode == 0, one.stderr[-3000:]
     two, ref = np.load(tmp_path / 'two.npz'), np.load(tmp_path / 'one.npz')
     assert "'processes': 2" in str(two['layout']) and "'devices': 2" in str(two['layout'])
     assert "'processes': 1" in str(ref['layout']) and "'padded': 1" in str(ref['layout'])
     assert sorted(two.files) == sorted(ref.files)
     for k in two.files:
-        if k != 'layout': np.testing.assert_array_equal(two[k], ref[k], err_msg=k)
+        if k != 'layout':
+            np.testing.assert_array_equal(two[k], ref[k], err_msg=k)
     assert np.isfinite(two['logs/episode_return']).all() and two['logs/episode_return'].shape == (3, 40)
 
 
 def test_cli_devices_bad_input(capsys):
     "`--devices` takes 'all' or a count of the devices there are: anything else is a one-line usage error (exit 2)."
     from uncertain_rl.app.cli import main
+
     for bad in ('x', '0', '999'):
         assert main(['train', '--devices', bad, '--episodes', '1', '--no-progress']) == 2
         err = capsys.readouterr().err
@@ -107,8 +128,13 @@ else:
 
 def default_layout(what: str, **env) -> dict:
     base = {k: v for k, v in os.environ.items() if k not in ('UNCERTAIN_RL_CPU_DEVICES', 'XLA_FLAGS')}
-    out = subprocess.run([sys.executable, '-c', DEFAULT_LAYOUT, what], env=dict(base, JAX_PLATFORMS='cpu', **env),
-                         capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, '-c', DEFAULT_LAYOUT, what],
+        env=dict(base, JAX_PLATFORMS='cpu', **env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.splitlines()[-1])
 
@@ -125,8 +151,13 @@ def test_default_cpu_layout():
     assert layout['devices'] == min(4, cores) and layout['cpu_devices'].startswith('one per core'), layout
     layout = default_layout('run', UNCERTAIN_RL_CPU_DEVICES='1')
     assert layout['devices'] == 1 and 'UNCERTAIN_RL_CPU_DEVICES' in layout['cpu_devices'], layout
-    bad = subprocess.run([sys.executable, '-c', DEFAULT_LAYOUT, 'run'], capture_output=True, text=True, timeout=600,
-                         env=dict(os.environ, UNCERTAIN_RL_CPU_DEVICES='many', JAX_PLATFORMS='cpu'))
+    bad = subprocess.run(
+        [sys.executable, '-c', DEFAULT_LAYOUT, 'run'],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, UNCERTAIN_RL_CPU_DEVICES='many', JAX_PLATFORMS='cpu'),
+    )
     assert bad.returncode != 0 and "UNCERTAIN_RL_CPU_DEVICES must be 'cores' or a count" in bad.stderr
 
 
@@ -143,8 +174,16 @@ print('ran'); sys.exit(1)
 def test_the_suite_refuses_jax_distributed_in_one_line(tmp_path):
     "Under `jax.distributed` (two processes) the suite refuses at once, naming --shard, instead of deadlocking."
     port = free_port()
-    procs = [subprocess.Popen([sys.executable, '-c', SUITE_UNDER_DISTRIBUTED, str(tmp_path / 'store'), str(i), str(port)],
-                              env=forced(1), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, '-c', SUITE_UNDER_DISTRIBUTED, str(tmp_path / 'store'), str(i), str(port)],
+            env=forced(1),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     for p, (o, e) in zip(procs, outs):
         assert p.returncode == 0 and 'refused:' in o and '--shard K/N' in o, (o, e[-2000:])

@@ -3,6 +3,7 @@
 from the final state: each member's Q through the agent's own network one observation at a time, the greedy action
 through `agent.greedy`, TDU's sigma and UCB's score and InfoGain bonus by their formulas in numpy, and the visit
 counts and the last episode's path from the replay buffer (which holds every transition of the run)."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,15 +22,17 @@ MEMBERS = {'dqn': {}, 'ddqn': {}, 'tdu': dict(num_exploiters=3, num_explorers=2)
 
 def _run(agent):
     overrides = dict(SMALL, **MEMBERS.get(agent, dict(num_ensemble=4)))
-    res, env, a = train_registry(agent, 'deep_sea', size=N, episodes=EPISODES, seeds=2, num_chunks=2,
-                                 snapshot_every=10 * N, **overrides)
+    res, env, a = train_registry(
+        agent, 'deep_sea', size=N, episodes=EPISODES, seeds=2, num_chunks=2, snapshot_every=10 * N, **overrides
+    )
     config = agent_config(agent, 'deep_sea', **overrides)
-    state = jax.tree.map(lambda x: x[1], res.agent_state)                    # seed index 1
-    snap = {k: np.asarray(v[1, -1]) for k, v in res.snapshots.snapshots.items()}   # its last snapshot
+    state = jax.tree.map(lambda x: x[1], res.agent_state)  # seed index 1
+    snap = {k: np.asarray(v[1, -1]) for k, v in res.snapshots.snapshots.items()}  # its last snapshot
     return res, env, a, config, state, snap
 
 
-def _obs(cell): return deep_sea_observation(jnp.int32(cell // N), jnp.int32(cell % N), N)
+def _obs(cell):
+    return deep_sea_observation(jnp.int32(cell // N), jnp.int32(cell % N), N)
 
 
 # One agent per `cell_signals` implementation: vote, ucb and ddqn are ucb_infogain's code with other presets.
@@ -43,17 +46,22 @@ def test_every_agent_records_the_signals_it_declares():
     from uncertain_rl.registry import make_agent, runs_on
     from uncertain_rl.envs.deep_sea import DeepSea
     from uncertain_rl.loops import AGENT_OWNED, LOOP_SIGNALS
+
     env = DeepSea(5)
     cells, C = env.cells(env.default_params), 25
     for name, entry in AGENTS.items():
-        if not runs_on(name, 'deep_sea'): continue
+        if not runs_on(name, 'deep_sea'):
+            continue
         agent = make_agent(name, agent_config(name, 'deep_sea'), gymnax_spec(env))
         obs = env.reset(jax.random.PRNGKey(0), env.default_params)[0]
         state = jax.eval_shape(lambda k: agent.init(k, obs, agent.hparams), jax.random.PRNGKey(0))
         recorded = dict(jax.eval_shape(agent.cell_signals, state, cells))
-        owned = {k: recorded.pop(k) for k in AGENT_OWNED if k in recorded}   # the loop's own entries, computed by the agent
+        owned = {
+            k: recorded.pop(k) for k in AGENT_OWNED if k in recorded
+        }  # the loop's own entries, computed by the agent
         assert set(owned) in (set(), set(AGENT_OWNED)), (name, sorted(owned))
-        if owned: assert owned['greedy'].shape == (C,) and owned['greedy_path'].shape == (cells.path_length,), owned
+        if owned:
+            assert owned['greedy'].shape == (C,) and owned['greedy_path'].shape == (cells.path_length,), owned
         declared = {s.name: s for s in entry.signals}
         assert set(recorded) == set(declared), (name, sorted(recorded), sorted(declared))
         for key, signal in declared.items():
@@ -65,8 +73,10 @@ def test_every_agent_records_the_signals_it_declares():
 def test_every_registry_agent_has_cell_signals():
     from uncertain_rl.registry import make_agent, runs_on
     from uncertain_rl.envs.deep_sea import DeepSea
+
     for name in AGENTS:
-        if not runs_on(name, 'deep_sea'): continue             # the SAC family acts in box action spaces only
+        if not runs_on(name, 'deep_sea'):
+            continue  # the SAC family acts in box action spaces only
         assert make_agent(name, agent_config(name, 'deep_sea'), gymnax_spec(DeepSea(5))).cell_signals is not None, name
 
 
@@ -76,7 +86,7 @@ def test_snapshot_equals_direct_evaluation(agent):
     assert snap['step'] == EPISODES * N and snap['episode'] == EPISODES
     assert res.snapshots.snapshots['episode'].shape == (2, EPISODES // 10 + 1)
     qnet = make_q_network(config, gymnax_spec(env))
-    q = np.stack([np.asarray(state_q(qnet, state, _obs(c))) for c in range(N * N)])           # [C, K, A]
+    q = np.stack([np.asarray(state_q(qnet, state, _obs(c))) for c in range(N * N)])  # [C, K, A]
     np.testing.assert_allclose(snap['q'], q, rtol=1e-5, atol=1e-5)
     # visits and the last path from the replay buffer: every transition of the run, in order
     size = int(state.replay.size)
@@ -111,18 +121,20 @@ def test_snapshot_equals_direct_evaluation(agent):
             r, col = divmod(c, N)
             for act in (0, 1):
                 right = act == mapping[r, col]
-                reward = float(right and col == N - 1) - (0.01 / N if right else 0.)
+                reward = float(right and col == N - 1) - (0.01 / N if right else 0.0)
                 nxt = (r + 1) * N + (min(col + 1, N - 1) if right else max(col - 1, 0))
-                boot = 0. if r == N - 1 else gamma * target(nxt).max(-1)             # [K]
+                boot = 0.0 if r == N - 1 else gamma * target(nxt).max(-1)  # [K]
                 td = reward + boot - q[c, :, act]
                 sigma[c, act] = td[:K].std(ddof=1)
         np.testing.assert_allclose(snap['tdu_sigma'], sigma, rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(snap['explorer_bonus'], config.beta * sigma, rtol=1e-4, atol=1e-5)
     if agent in ('ucb', 'ucb_infogain', 'vote', 'ddqn'):
-        np.testing.assert_allclose(snap['ucb_score'], q.mean(1) + config.ucb_lambda * q.std(1, ddof=config.ucb_ddof),
-                                   rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(
+            snap['ucb_score'], q.mean(1) + config.ucb_lambda * q.std(1, ddof=config.ucb_ddof), rtol=1e-4, atol=1e-5
+        )
         logits = q / config.temperature
-        p = np.exp(logits - logits.max(-1, keepdims=True)); p /= p.sum(-1, keepdims=True)          # [C, K, A]
+        p = np.exp(logits - logits.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)  # [C, K, A]
         avg = p.mean(1, keepdims=True)
         info_gain = (p * (np.log(p) - np.log(avg))).sum(-1).mean(1)
         np.testing.assert_allclose(snap['info_gain'], info_gain, rtol=1e-3, atol=1e-6)
@@ -131,10 +143,21 @@ def test_snapshot_equals_direct_evaluation(agent):
 def test_snapshots_change_nothing_in_training():
     """The same seeds with and without snapshots: the same actions (bad episodes) and returns; the snapshots draw
     from a key stream of their own."""
-    on = train_registry('tdu', 'deep_sea', size=N, episodes=20, seeds=2, num_chunks=2, snapshot_every=5 * N,
-                        num_exploiters=3, num_explorers=2, **SMALL)[0]
-    off = train_registry('tdu', 'deep_sea', size=N, episodes=20, seeds=2, num_chunks=2,
-                         num_exploiters=3, num_explorers=2, **SMALL)[0]
+    on = train_registry(
+        'tdu',
+        'deep_sea',
+        size=N,
+        episodes=20,
+        seeds=2,
+        num_chunks=2,
+        snapshot_every=5 * N,
+        num_exploiters=3,
+        num_explorers=2,
+        **SMALL,
+    )[0]
+    off = train_registry(
+        'tdu', 'deep_sea', size=N, episodes=20, seeds=2, num_chunks=2, num_exploiters=3, num_explorers=2, **SMALL
+    )[0]
     np.testing.assert_array_equal(on.logs['total_bad_episodes'], off.logs['total_bad_episodes'])
     np.testing.assert_allclose(on.logs['episode_return'], off.logs['episode_return'], atol=1e-6)
     assert off.snapshots is None and on.snapshots.snapshots['q'].shape == (2, 5, N * N, 5, 2)

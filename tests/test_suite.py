@@ -2,6 +2,7 @@
 keeps the records it finished, and the rerun trains only the rest; bsuite's own loader and analysis, run on the
 suite's CSV logs, give each seed's sweep the score the store's records give it; records are keyed by the code that
 computes them, so a commit that changes only documentation or another agent leaves them valid."""
+
 import json
 import re
 import shutil
@@ -19,18 +20,35 @@ from uncertain_rl.suites import report, store
 from uncertain_rl.suites.core import claims, suites
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMAND = [sys.executable, '-m', 'uncertain_rl', 'suite', 'run', '--agents', 'boot_dqn', '--suite', 'deep_sea',
-           '--profile', 'quick', '--no-progress', '--out']
+COMMAND = [
+    sys.executable,
+    '-m',
+    'uncertain_rl',
+    'suite',
+    'run',
+    '--agents',
+    'boot_dqn',
+    '--suite',
+    'deep_sea',
+    '--profile',
+    'quick',
+    '--no-progress',
+    '--out',
+]
 
 
 def finished(out) -> dict:
     "key -> finished time of the records in the store (empty while there is no store yet)."
     path = out / store.STORE_FILE
-    if not path.is_file(): return {}
+    if not path.is_file():
+        return {}
     con = sqlite3.connect(path, timeout=60)
-    try: return dict(con.execute('SELECT key, finished FROM records'))
-    except sqlite3.OperationalError: return {}                     # the table is not created yet
-    finally: con.close()
+    try:
+        return dict(con.execute('SELECT key, finished FROM records'))
+    except sqlite3.OperationalError:
+        return {}  # the table is not created yet
+    finally:
+        con.close()
 
 
 def bsuite_series_append():
@@ -46,7 +64,8 @@ def killed_then_resumed(tmp_path_factory):
     out = tmp_path_factory.mktemp('suite')
     proc = subprocess.Popen([*COMMAND, str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 300
-    while len(finished(out)) < 2 and proc.poll() is None and time.time() < deadline: time.sleep(.1)
+    while len(finished(out)) < 2 and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.1)
     proc.kill()
     proc.wait()
     before = finished(out)
@@ -60,15 +79,16 @@ def test_a_killed_suite_resumes_without_recomputing_finished_records(killed_then
     assert again.returncode == 0, again.stdout + again.stderr
     assert '2 records trained, 2 already stored' in again.stdout
     after = finished(out)
-    assert len(after) == 4 and all(after[k] == t for k, t in before.items())   # the first two untouched
+    assert len(after) == 4 and all(after[k] == t for k, t in before.items())  # the first two untouched
 
 
 def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_resumed):
     "Per seed: bsuite's `load_one_result_set` on the sweep's CSV directory, then bsuite's Deep Sea `score`."
     from bsuite.experiments.deep_sea import analysis
     from bsuite.logging.csv_load import load_one_result_set
+
     out, _, _ = killed_then_resumed
-    records = [r for r in store.load_records(out) if r['setting_index'] is not None]   # Deep Sea 8 is off the sweep
+    records = [r for r in store.load_records(out) if r['setting_index'] is not None]  # Deep Sea 8 is off the sweep
     assert records and all(r['csv'].startswith('bsuite/') for r in records)
     restore = bsuite_series_append()
     try:
@@ -76,9 +96,12 @@ def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_res
             mine = [r for r in records if r['seed'] == seed]
             theirs = analysis.score(load_one_result_set(str(out / Path(mine[0]['csv']).parent)))
             assert theirs == np.mean([r['metrics']['beats_dithering'] for r in mine]), (seed, theirs)
-    finally: restore()
+    finally:
+        restore()
     rows = report.report(out)
-    assert rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())['rows'][0]['agent'] == 'boot_dqn'
+    assert (
+        rows[0]['seeds'] == 2 and json.loads((out / 'leaderboard.json').read_text())['rows'][0]['agent'] == 'boot_dqn'
+    )
     assert (out / 'leaderboard.png').stat().st_size > 10_000
     results = json.loads((out / 'claims.json').read_text())
     assert {c['verdict'] for c in results} == {'not yet run'} and len(results) == len(claims())
@@ -87,15 +110,17 @@ def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_res
 
 def test_two_processes_share_one_store_without_training_a_run_twice(tmp_path):
     "The same command twice at once into one directory: each call is leased by one process, trained once."
-    procs = [subprocess.Popen([*COMMAND, str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for _ in range(2)]
+    procs = [
+        subprocess.Popen([*COMMAND, str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=600)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     trained = [int(re.search(r'(\d+) records trained', o).group(1)) for o in outs]
-    assert sum(trained) == 4, outs                                             # without leases: 8
+    assert sum(trained) == 4, outs  # without leases: 8
     assert len(finished(tmp_path)) == 4
     con = sqlite3.connect(tmp_path / store.STORE_FILE)
-    assert con.execute('SELECT count(*) FROM leases').fetchone()[0] == 0        # every lease released
+    assert con.execute('SELECT count(*) FROM leases').fetchone()[0] == 0  # every lease released
     con.close()
 
 
@@ -103,10 +128,11 @@ def test_cartpole_noise_quick_profile_is_scored_as_bsuite_scores_it(tmp_path):
     "The five noise scales are one call, each run with its own scale; bsuite's cartpole_noise analysis agrees."
     from bsuite.experiments.cartpole_noise import analysis
     from bsuite.logging.csv_load import load_one_result_set
+
     counts = store.run(['dqn'], 'cartpole_noise', 'quick', tmp_path)
     assert counts == dict(trained=5, stored=0, copied=0, in_flight=0, unsupported=0, other_shards=0)
     records = store.load_records(tmp_path)
-    assert sorted(r['setting']['noise_scale'] for r in records) == [.1, .3, 1., 3., 10.]
+    assert sorted(r['setting']['noise_scale'] for r in records) == [0.1, 0.3, 1.0, 3.0, 10.0]
     assert len({r['metrics']['raw_return'] for r in records}) > 1
     theirs = analysis.score(load_one_result_set(str(tmp_path / Path(records[0]['csv']).parent)))
     ours = suites()['cartpole_noise'].summary(records, [0])['seed_scores'][0]
@@ -121,10 +147,18 @@ def fingerprint_in_a_copy(tmp_path, name: str, edits: dict) -> str:
         text = (root / 'uncertain_rl' / path).read_text()
         assert text.count(old) == 1, (path, old)
         (root / 'uncertain_rl' / path).write_text(text.replace(old, new))
-    code = ('from uncertain_rl.suites.store import run_fingerprint; from uncertain_rl.envs.deep_sea import DeepSea; '
-            "print(run_fingerprint('boot_dqn', DeepSea(10)))")
-    out = subprocess.run([sys.executable, '-c', code], cwd=root, capture_output=True, text=True, timeout=300,
-                         env={'PYTHONPATH': str(root), 'PATH': '', 'UNCERTAIN_RL_CPU_DEVICES': '1'})
+    code = (
+        'from uncertain_rl.suites.store import run_fingerprint; from uncertain_rl.envs.deep_sea import DeepSea; '
+        "print(run_fingerprint('boot_dqn', DeepSea(10)))"
+    )
+    out = subprocess.run(
+        [sys.executable, '-c', code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={'PYTHONPATH': str(root), 'PATH': '', 'UNCERTAIN_RL_CPU_DEVICES': '1'},
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout.strip().splitlines()[-1]
 
@@ -133,13 +167,21 @@ def test_records_stay_valid_across_commits_that_do_not_change_the_agents_code(tm
     """A docs-only change, a change to another agent and a change to the driver (`run_chunked`: progress, layout,
     checkpoints) keep boot_dqn's records' key; a change to its learning, or to the training program, does not."""
     base = fingerprint_in_a_copy(tmp_path, 'base', {})
-    docs = {'agents/ensemble_q.py': ('"The standard loss `', '"The standard TD loss, reworded: `'),
-            'loops.py': ('# %% auto #0', '# %% auto #0, a comment changed')}
+    docs = {
+        'agents/ensemble_q.py': ('"The standard loss `', '"The standard TD loss, reworded: `'),
+        'loops.py': ('# %% auto #0', '# %% auto #0, a comment changed'),
+    }
     other = {'agents/tdu.py': ('def make_tdu(', 'def _unused_helper(): return 1\n\n\ndef make_tdu(')}
-    driver = {'loops.py': ("bar.set_postfix(episodes=int(np.min(episodes)))", "bar.set_postfix(done=int(np.min(episodes)))")}
+    driver = {
+        'loops.py': ("bar.set_postfix(episodes=int(np.min(episodes)))", "bar.set_postfix(done=int(np.min(episodes)))")
+    }
     learning = {'learning.py': ('    return td ** 2\n', '    return 1.0001 * td ** 2\n')}
-    program = {'loops.py': ("reset = lambda x: jnp.where(done, jnp.zeros_like(x), x)",
-                            "reset = lambda x: jnp.where(done, 0 * x, x)")}
+    program = {
+        'loops.py': (
+            "reset = lambda x: jnp.where(done, jnp.zeros_like(x), x)",
+            "reset = lambda x: jnp.where(done, 0 * x, x)",
+        )
+    }
     assert fingerprint_in_a_copy(tmp_path, 'docs', docs) == base
     assert fingerprint_in_a_copy(tmp_path, 'other', other) == base
     assert fingerprint_in_a_copy(tmp_path, 'driver', driver) == base
@@ -152,17 +194,20 @@ def test_bsuite_analysis_in_its_own_venv_scores_as_the_store_does(tmp_path):
     "bsuite 0.3.6's analysis with the pandas < 2 it was written for (`benchmarks/bsuite_oracle.py`, its own venv)."
     sys.path.insert(0, str(ROOT / 'benchmarks'))
     import bsuite_oracle
+
     store.run(['dqn'], ['deep_sea', 'cartpole_noise'], 'quick', tmp_path)
     rows = bsuite_oracle.compare(tmp_path, ROOT / '.venv-bsuite')
     assert {name for _, name, _, _ in rows} == {'deep_sea', 'cartpole_noise'} and len(rows) == 3
-    for folder, name, ours, theirs in rows: assert theirs is not None and abs(ours - theirs) < 1e-12, (folder, name)
+    for folder, name, ours, theirs in rows:
+        assert theirs is not None and abs(ours - theirs) < 1e-12, (folder, name)
 
 
 COMMITTED = ROOT / 'benchmarks' / 'results' / 'suite' / 'cpu'
 
 
 def test_the_committed_report_is_what_the_committed_store_gives(tmp_path):
-    "The Results page's tables, aggregates and claims are regenerated from the committed store, and agree with its files."
+    """The Results page's tables, aggregates and claims are regenerated from the committed store, and agree with its
+    files."""
     shutil.copytree(COMMITTED, tmp_path / 'cpu')
     report.report(tmp_path / 'cpu')
     for name in ('leaderboard.json', 'claims.json', 'leaderboard.md'):
@@ -170,16 +215,21 @@ def test_the_committed_report_is_what_the_committed_store_gives(tmp_path):
 
 
 def test_the_committed_claims_ran_their_declared_designs():
-    "Every claim record is a declared run of its claim, with the configuration its arm gives (checked from the records)."
+    """Every claim record is a declared run of its claim, with the configuration its arm gives (checked from the
+    records)."""
     records = store.load_records(COMMITTED)
     for name, claim in claims().items():
         mine = [r for r in records if r['design'] == f'claim:{name}']
-        if not mine: continue                                  # nothing stored: nothing to check (a gpu claim, say)
+        if not mine:
+            continue  # nothing stored: nothing to check (a gpu claim, say)
         design = store.claim_design(claim)
         declared = {(json.dumps(s, sort_keys=True), seed) for s, seed in claim.runs}
         for arm in claim.arms:
-            configs = {json.dumps(run.setting, sort_keys=True): store.config_json(config)
-                       for runs, config in store.arm_calls(design, arm) for run in runs}
+            configs = {
+                json.dumps(run.setting, sort_keys=True): store.config_json(config)
+                for runs, config in store.arm_calls(design, arm)
+                for run in runs
+            }
             for r in (r for r in mine if r['arm'] == arm.label):
                 setting = json.dumps(r['setting'], sort_keys=True)
                 assert (setting, r['seed']) in declared, (name, arm.label, setting, r['seed'])
@@ -192,14 +242,17 @@ def test_the_committed_claims_ran_their_declared_designs():
 def test_bsuite_analysis_scores_the_committed_store_as_it_does():
     sys.path.insert(0, str(ROOT / 'benchmarks'))
     import bsuite_oracle
+
     rows = bsuite_oracle.compare(COMMITTED, ROOT / '.venv-bsuite')
     assert rows and all(theirs is not None and abs(ours - theirs) < 1e-12 for _, _, ours, theirs in rows)
 
 
 def without_timings(x):
     "A report's JSON without what depends on the machine's load: seconds and hardware."
-    if isinstance(x, dict): return {k: without_timings(v) for k, v in x.items() if 'seconds' not in k and k != 'hardware'}
-    if isinstance(x, list): return [without_timings(v) for v in x]
+    if isinstance(x, dict):
+        return {k: without_timings(v) for k, v in x.items() if 'seconds' not in k and k != 'hardware'}
+    if isinstance(x, list):
+        return [without_timings(v) for v in x]
     return x
 
 
@@ -209,14 +262,40 @@ def test_suite_submit_on_submitits_local_executor_gives_the_unsharded_store(tmp_
     fixture (which was itself killed and resumed)."""
     whole = killed_then_resumed[0]
     parts = tmp_path / 'parts'
-    r = subprocess.run([sys.executable, '-m', 'uncertain_rl', 'suite', 'submit', 'run', '--agents', 'boot_dqn',
-                        '--suite', 'deep_sea', '--profile', 'quick', '--shards', '2', '--executor', 'local',
-                        '--timeout-min', '20', '--out', str(parts)], capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        [
+            sys.executable,
+            '-m',
+            'uncertain_rl',
+            'suite',
+            'submit',
+            'run',
+            '--agents',
+            'boot_dqn',
+            '--suite',
+            'deep_sea',
+            '--profile',
+            'quick',
+            '--shards',
+            '2',
+            '--executor',
+            'local',
+            '--timeout-min',
+            '20',
+            '--out',
+            str(parts),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert '(local)' in r.stdout and '4 merged' in r.stdout, r.stdout
     by_key = lambda d: {rec['key']: rec['metrics'] for rec in store.load_records(d)}
     assert by_key(parts) == by_key(whole)
     assert sorted(p.name for p in (parts / 'shards').iterdir()) == ['1-of-2', '2-of-2']
-    report.report(parts); report.report(whole)
-    assert (without_timings(json.loads((parts / 'leaderboard.json').read_text()))
-            == without_timings(json.loads((whole / 'leaderboard.json').read_text())))
+    report.report(parts)
+    report.report(whole)
+    assert without_timings(json.loads((parts / 'leaderboard.json').read_text())) == without_timings(
+        json.loads((whole / 'leaderboard.json').read_text())
+    )

@@ -8,6 +8,7 @@ Learning tests (seeds: run i has key PRNGKey(i)):
 - slow: the same for 500 episodes with σ's range checked; the binary tree of depth 100, where the median
   episodes to solve fall with β (Appendix C, Figure 4); and the binary tree run of the seams issue, where the greedy
   policy must reach the goal whenever most exploiter heads do."""
+
 import json
 
 import jax
@@ -24,10 +25,10 @@ from uncertain_rl.base import gymnax_spec
 from uncertain_rl.agents.tdu import TDUConfig, make_tdu
 from uncertain_rl.experiments import tree_experiment
 
-TINY = dict(hidden_sizes=(4,), batch_size=4, min_replay_size=4, replay_capacity=50, num_exploiters=3,
-            num_explorers=2)
-SMALL = dict(hidden_sizes=(16, 16), batch_size=16, min_replay_size=16, replay_capacity=500, num_exploiters=3,
-             num_explorers=2)
+TINY = dict(hidden_sizes=(4,), batch_size=4, min_replay_size=4, replay_capacity=50, num_exploiters=3, num_explorers=2)
+SMALL = dict(
+    hidden_sizes=(16, 16), batch_size=16, min_replay_size=16, replay_capacity=500, num_exploiters=3, num_explorers=2
+)
 
 
 def _logs(env, cfg, steps, episodes, key=3):
@@ -67,7 +68,7 @@ def test_ablations_train_and_evaluate(ablation):
     state, logs = jax.jit(train(TrainConfig(env, agent, 300, 50)).run)(jax.random.PRNGKey(0))
     assert np.isfinite(np.asarray(logs['loss'])).all()
     assert ('sigma' in logs) == (ablation == 'qu')
-    assert (np.asarray(logs['explorer']).max() > 0) == (ablation == 'qu')     # Q+UCB: every head is an exploiter
+    assert (np.asarray(logs['explorer']).max() > 0) == (ablation == 'qu')  # Q+UCB: every head is an exploiter
     g = greedy_returns(env, agent, state, jax.random.PRNGKey(0), num_episodes=2, max_steps=6)
     assert np.isfinite(np.asarray(g)).all()
 
@@ -76,14 +77,14 @@ def test_beta_lambda_sweep_is_one_vmapped_call_equal_to_single_runs():
     env = DeepSea(5)
     agent = make_tdu(TDUConfig(**SMALL), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=5 * 30, max_episodes=30))
-    betas, scales = jnp.array([0., 1., 0., 1.]), jnp.array([0., 0., 3., 3.])
+    betas, scales = jnp.array([0.0, 1.0, 0.0, 1.0]), jnp.array([0.0, 0.0, 3.0, 3.0])
     hps = jax.vmap(lambda b, l: agent.hparams.replace(beta=b, prior_scale=l))(betas, scales)
     key = jax.random.PRNGKey(0)
     _, logs = jax.jit(jax.vmap(run.run, in_axes=(None, 0)))(key, hps)
     for i in range(4):
         _, alone = jax.jit(run.run)(key, agent.hparams.replace(beta=betas[i], prior_scale=scales[i]))
         np.testing.assert_allclose(np.asarray(logs['sigma'][i]), np.asarray(alone['sigma']), rtol=1e-4, atol=1e-6)
-    assert not np.allclose(np.asarray(logs['loss'][0]), np.asarray(logs['loss'][1]))     # β changes training
+    assert not np.allclose(np.asarray(logs['loss'][0]), np.asarray(logs['loss'][1]))  # β changes training
 
 
 def test_tdu_solves_deep_sea_10_quickly():
@@ -109,7 +110,7 @@ def test_tree_depth_100_beta_orders_episodes_to_solve():
     """The paper's App. C claim, performance largely monotone in β, at a CPU's scale: binary tree L = 100,
     λ = 0, K = N = 10, 3 seeds per β, all vmapped. The median number of episodes to solve is ordered
     β = 1 < β = 0.1 < β = 0 (calibration: ≈220 / 350 / 520)."""
-    solved, _ = tree_experiment(100, [1., 0.1, 0.], seeds=3, episodes=1000)
+    solved, _ = tree_experiment(100, [1.0, 0.1, 0.0], seeds=3, episodes=1000)
     med = np.median(np.where(solved > 0, solved, 1000), axis=1)
     assert med[0] < med[1] < med[2], solved
 
@@ -126,34 +127,50 @@ def test_tree_greedy_policy_is_the_exploiters_majority():
     diverge as that head did (its output layer times -1e4), the same holds, while the mean of the exploiters now
     chooses a dead end in every seed."""
     from uncertain_rl.agents.ensemble_q import make_q_network, state_q
-    res, env, agent = train_registry('tdu', 'binary_tree', 100, steps=800 * 100, seeds=3, prior_scale=0., beta=0.)
-    cfg = TDUConfig(prior_scale=0., beta=0.)
+
+    res, env, agent = train_registry('tdu', 'binary_tree', 100, steps=800 * 100, seeds=3, prior_scale=0.0, beta=0.0)
+    cfg = TDUConfig(prior_scale=0.0, beta=0.0)
     K, L = cfg.num_exploiters, 100
-    cont = 1 - np.asarray(env.default_params.terminating_action)          # [L] the action that continues, per depth
+    cont = 1 - np.asarray(env.default_params.terminating_action)  # [L] the action that continues, per depth
     qnet = make_q_network(cfg, gymnax_spec(env))
     junctions = jax.nn.one_hot(2 * jnp.arange(L), 2 * L + 1)
 
-    def exploiter_q(states):                                              # [seeds, L, K, 2]
+    def exploiter_q(states):  # [seeds, L, K, 2]
         return np.asarray(jax.vmap(lambda s: jax.vmap(lambda o: state_q(qnet, s, o))(junctions))(states))[:, :, :K]
 
-    def continue_and_stop(q):                                             # the values of both actions, [seeds, L, K]
+    def continue_and_stop(q):  # the values of both actions, [seeds, L, K]
         pick = lambda a: np.take_along_axis(q, np.broadcast_to(a[None, :, None, None], q.shape[:3] + (1,)), -1)[..., 0]
         return pick(cont), pick(1 - cont)
 
-    def vote_reaches_goal(q):                                             # [seeds]
+    def vote_reaches_goal(q):  # [seeds]
         qc, qs = continue_and_stop(q)
         votes = (qc > qs).sum(-1)
         return ((votes > K / 2) | ((votes == K / 2) & (qc.mean(-1) > qs.mean(-1)))).all(-1)
 
     def greedy(states):
-        return np.asarray(jax.vmap(lambda s, k: greedy_returns(env, agent, s, k, 1, L)[0])(
-            states, jax.random.split(jax.random.PRNGKey(9), 3))) == 1.
+        return (
+            np.asarray(
+                jax.vmap(lambda s, k: greedy_returns(env, agent, s, k, 1, L)[0])(
+                    states, jax.random.split(jax.random.PRNGKey(9), 3)
+                )
+            )
+            == 1.0
+        )
 
     q = exploiter_q(res.agent_state)
     np.testing.assert_array_equal(greedy(res.agent_state), vote_reaches_goal(q))
     out = res.agent_state.online['params']['Dense_2']
-    diverged = res.agent_state.replace(online={'params': {**res.agent_state.online['params'], 'Dense_2': {
-        'bias': out['bias'].at[:, 0].multiply(-1e4), 'kernel': out['kernel'].at[:, 0].multiply(-1e4)}}})
+    diverged = res.agent_state.replace(
+        online={
+            'params': {
+                **res.agent_state.online['params'],
+                'Dense_2': {
+                    'bias': out['bias'].at[:, 0].multiply(-1e4),
+                    'kernel': out['kernel'].at[:, 0].multiply(-1e4),
+                },
+            }
+        }
+    )
     q = exploiter_q(diverged)
     np.testing.assert_array_equal(greedy(diverged), vote_reaches_goal(q))
     qc, qs = continue_and_stop(q)
@@ -161,21 +178,82 @@ def test_tree_greedy_policy_is_the_exploiters_majority():
 
 
 def test_cli_trains_tdu_on_deep_sea_and_the_tree(tmp_path):
-    assert main(['train', '--agent', 'tdu', '--size', '4', '--episodes', '20', '--seeds', '2', '--beta', '0.5',
-                 '--head-selection', 'ucb1', '--out', str(tmp_path / 'ds'), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'tdu',
+                '--size',
+                '4',
+                '--episodes',
+                '20',
+                '--seeds',
+                '2',
+                '--beta',
+                '0.5',
+                '--head-selection',
+                'ucb1',
+                '--out',
+                str(tmp_path / 'ds'),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     summary = json.loads((tmp_path / 'ds' / 'summary.json').read_text())
     assert summary['agent_config']['beta'] == 0.5 and summary['agent_config']['head_selection'] == 'ucb1'
     assert 'exploiter_return_last_100' in summary['results'][0]
     assert 'sigma' in (tmp_path / 'ds' / 'episodes.csv').read_text().splitlines()[0]
-    assert main(['train', '--agent', 'tdu', '--ablation', 'q_ucb', '--env', 'binary_tree', '--size', '5',
-                 '--episodes', '20', '--seeds', '1', '--out', str(tmp_path / 'tree'), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'tdu',
+                '--ablation',
+                'q_ucb',
+                '--env',
+                'binary_tree',
+                '--size',
+                '5',
+                '--episodes',
+                '20',
+                '--seeds',
+                '1',
+                '--out',
+                str(tmp_path / 'tree'),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     summary = json.loads((tmp_path / 'tree' / 'summary.json').read_text())
     assert 'solved_at' in summary['results'][0]
 
 
 def test_cli_trains_tdu_through_the_bsuite_bridge(tmp_path):
-    assert main(['train', '--agent', 'tdu', '--env', 'bsuite:deep_sea/0', '--episodes', '3', '--seeds', '1',
-                 '--prior-scale', '1', '--out', str(tmp_path), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'tdu',
+                '--env',
+                'bsuite:deep_sea/0',
+                '--episodes',
+                '3',
+                '--seeds',
+                '1',
+                '--prior-scale',
+                '1',
+                '--out',
+                str(tmp_path),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / 'episodes.csv').read_text().count('\n') == 4
 
 

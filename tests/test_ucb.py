@@ -7,6 +7,7 @@ Learning tests (thresholds and their calibration in each test):
   the treasure in at least 7 of 10 seeds and in more than ε-greedy Double DQN (same schedule); CartPole-v1 (100,000
   steps): UCB's best 100-episode mean return is at least 150 (uniform random: ~22) in at least 2 of 3 seeds.
 """
+
 import json
 
 import numpy as np
@@ -28,8 +29,14 @@ def test_ucb_finds_the_deep_sea_10_treasure_more_often_than_ddqn():
     (8 of 10). UCB with λ = 1 finds it in at least 7 of 10 seeds and in more seeds than DDQN. (8 of 10 against 4 of
     10 is Fisher's p = 0.17: a direction, not a significant difference.)"""
     env = make_deep_sea(10, mapping_seed=42)
-    solved, logs = compare_agents(env, 10, 500, 10, lambda l: first_treasure_episode(l['denoised_return']),
-                                  agents=(('DDQN', 'ddqn', {}), ('UCB λ=1', 'ucb', dict(ucb_lambda=1.))))
+    solved, logs = compare_agents(
+        env,
+        10,
+        500,
+        10,
+        lambda l: first_treasure_episode(l['denoised_return']),
+        agents=(('DDQN', 'ddqn', {}), ('UCB λ=1', 'ucb', dict(ucb_lambda=1.0))),
+    )
     found = {k: int((v > 0).sum()) for k, v in solved.items()}
     assert found['UCB λ=1'] >= 7 and found['UCB λ=1'] > found['DDQN'], solved
 
@@ -69,21 +76,65 @@ def test_chain_solved_by_ucb_in_ci():
     assert (solved > 0).sum() >= 2, solved
 
 
-@pytest.mark.parametrize('agent, extra', [('ucb', ['--ucb-lambda', '1']), ('vote', ['--rho', '0.5']),
-                                          ('ucb_infogain', ['--temperature', '2', '--rho', '1'])])
+@pytest.mark.parametrize(
+    'agent, extra',
+    [
+        ('ucb', ['--ucb-lambda', '1']),
+        ('vote', ['--rho', '0.5']),
+        ('ucb_infogain', ['--temperature', '2', '--rho', '1']),
+    ],
+)
 def test_cli_trains_the_ensemble_agents(tmp_path, capsys, agent, extra):
-    assert main(['train', '--agent', agent, '--env', 'chain', '--size', '5', '--episodes', '20', '--seeds', '2',
-                 *extra, '--out', str(tmp_path), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                agent,
+                '--env',
+                'chain',
+                '--size',
+                '5',
+                '--episodes',
+                '20',
+                '--seeds',
+                '2',
+                *extra,
+                '--out',
+                str(tmp_path),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     summary = json.loads((tmp_path / 'summary.json').read_text())
     assert summary['agent_config']['acting'] == ('vote' if agent == 'vote' else 'ucb')
-    if '--rho' in extra: assert summary['agent_config']['rho'] == float(extra[extra.index('--rho') + 1])
+    if '--rho' in extra:
+        assert summary['agent_config']['rho'] == float(extra[extra.index('--rho') + 1])
     out = capsys.readouterr().out
     assert 'solved' in out and 'greedy' in out
 
 
 def test_cli_ensemble_agents_through_the_bsuite_bridge(tmp_path):
-    assert main(['train', '--agent', 'ucb_infogain', '--env', 'bsuite:deep_sea/0', '--episodes', '3', '--seeds', '1',
-                 '--out', str(tmp_path), '--no-progress']) == 0
+    assert (
+        main(
+            [
+                'train',
+                '--agent',
+                'ucb_infogain',
+                '--env',
+                'bsuite:deep_sea/0',
+                '--episodes',
+                '3',
+                '--seeds',
+                '1',
+                '--out',
+                str(tmp_path),
+                '--no-progress',
+            ]
+        )
+        == 0
+    )
     assert list((tmp_path / 'bsuite' / 'seed_0').glob('*.csv'))
 
 

@@ -11,6 +11,7 @@ what is derived: the home page (README.md, its links pointed at the site's pages
 page per notebook in reading order (the methods' sections come from the agents' declarations), a page listing the
 registered agents, and one API page per public module.
 """
+
 import json
 import re
 import shutil
@@ -22,24 +23,58 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NBS, DOCS, OUT, SRC = ROOT / 'nbs', ROOT / 'docs', ROOT / '_docs', ROOT / '_docs_src'
 
-FOUNDATIONS = {   # caption -> notebooks, in reading order; the methods' sections come from the agents' declarations
-    'Building blocks': ['00_checks', '00a_testing', '01_base', '02_ensembles', '03_replay', '04_learning', '05_acting', '06_loops',
-                        '06a_runtime', '07_agents.ensemble_q'],
-    'Environments': ['09_envs.core', '10_envs.deep_sea', '11_envs.bsuite', '12_envs.binary_tree', '13_envs.chain',
-                     '14_envs.cartpole', '15_envs.noise'],
+FOUNDATIONS = {  # caption -> notebooks, in reading order; the methods' sections come from the agents' declarations
+    'Building blocks': [
+        '00_checks',
+        '00a_testing',
+        '01_base',
+        '02_ensembles',
+        '03_replay',
+        '04_learning',
+        '05_acting',
+        '06_loops',
+        '06a_runtime',
+        '07_agents.ensemble_q',
+    ],
+    'Environments': [
+        '09_envs.core',
+        '10_envs.deep_sea',
+        '11_envs.bsuite',
+        '12_envs.binary_tree',
+        '13_envs.chain',
+        '14_envs.cartpole',
+        '15_envs.noise',
+    ],
 }
 APPLICATIONS = {
-    'Experiments': ['80_metrics', '81_registry', '82_rundir', '83_experiments', '84_suites.stats', '85_suites.core',
-                    '86_suites.deep_sea', '87_suites.cartpole_noise', '88_suites.store', '89_suites.report', '97_results'],
+    'Experiments': [
+        '80_metrics',
+        '81_registry',
+        '82_rundir',
+        '83_experiments',
+        '84_suites.stats',
+        '85_suites.core',
+        '86_suites.deep_sea',
+        '87_suites.cartpole_noise',
+        '88_suites.store',
+        '89_suites.report',
+        '97_results',
+    ],
     'The viewer and the command line': ['90_app.viewer', '91_app.cli', '92_app.main', '98_api'],
 }
-REFERENCE = ['architecture', 'agents', 'environments', 'api']   # pages of docs/ (architecture, api), derived (agents, environments)
-PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'   # its offline viewer page is the site's static preview
+REFERENCE = [
+    'architecture',
+    'agents',
+    'environments',
+    'api',
+]  # pages of docs/ (architecture, api), derived (agents, environments)
+PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'  # its offline viewer page is the site's static preview
 
 
 def sections() -> dict:
     "Every section of the site: the foundations, one per method (from the registry), the experiments, the app."
     from uncertain_rl.registry import docs_sections
+
     methods = {s.caption: [n for n in s.notebooks if (NBS / f'{n}.ipynb').exists()] for s in docs_sections()}
     return {**FOUNDATIONS, **{k: v for k, v in methods.items() if v}, **APPLICATIONS}
 
@@ -48,18 +83,23 @@ def public_modules() -> list[str]:
     "Every module of the package that declares `__all__`, in file order."
     mods = []
     for path in sorted((ROOT / 'uncertain_rl').rglob('*.py')):
-        if path.name.startswith('_') and path.name != '__init__.py': continue
-        if '__all__' not in path.read_text(): continue
+        if path.name.startswith('_') and path.name != '__init__.py':
+            continue
+        if '__all__' not in path.read_text():
+            continue
         rel = path.relative_to(ROOT).with_suffix('')
         mods.append('.'.join(rel.parts[:-1] if rel.name == '__init__' else rel.parts))
-    return [m for m in mods if m not in ('uncertain_rl', 'uncertain_rl.__main__')]   # the flat API repeats the modules
+    return [m for m in mods if m not in ('uncertain_rl', 'uncertain_rl.__main__')]  # the flat API repeats the modules
 
 
 def _only_imports(lines: list) -> bool:
     code = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith('#')]
     joined = ' '.join(code)
-    return bool(code) and all(re.match(r'(import |from \S+ import |\)|[\w, ]+\)?$)', ln) for ln in code) \
+    return (
+        bool(code)
+        and all(re.match(r'(import |from \S+ import |\)|[\w, ]+\)?$)', ln) for ln in code)
         and ('import' in joined)
+    )
 
 
 def for_readers(path: Path) -> dict:
@@ -72,9 +112,11 @@ def for_readers(path: Path) -> dict:
         directives = [ln.strip() for ln in lines if ln.startswith('#|')]
         code = [ln for ln in lines if not ln.startswith('#|')]
         if cell['cell_type'] == 'code':
-            if any(d.split()[1:2] in (['hide'], ['default_exp']) for d in directives): continue
-            if not cell.get('outputs') and _only_imports(code): continue
-            if any(d.replace(' ', '') == '#|echo:false' for d in directives):       # the output without its code
+            if any(d.split()[1:2] in (['hide'], ['default_exp']) for d in directives):
+                continue
+            if not cell.get('outputs') and _only_imports(code):
+                continue
+            if any(d.replace(' ', '') == '#|echo:false' for d in directives):  # the output without its code
                 cell.setdefault('metadata', {})['tags'] = [*cell['metadata'].get('tags', []), 'remove-input']
         cell['source'] = code
         cells.append(cell)
@@ -88,16 +130,25 @@ def home_page() -> str:
     text = re.sub(r'\]\(nbs/figures/', '](figures/', text)
     text = re.sub(r'src="nbs/figures/', 'src="figures/', text)
     text = re.sub(r'\]\(docs/([^)]+?)\.md\)', r'](\1.md)', text)
-    return re.sub(r'\]\((?!https?:|#|figures/)([^)]+?/[^)]*)\)', r'](https://github.com/uncertain-rl/uncertain_rl/blob/main/\1)',
-                  text)                                    # other files of the repository: on GitHub
+    return re.sub(
+        r'\]\((?!https?:|#|figures/)([^)]+?/[^)]*)\)',
+        r'](https://github.com/uncertain-rl/uncertain_rl/blob/main/\1)',
+        text,
+    )  # other files of the repository: on GitHub
 
 
 def agents_page() -> str:
     "Every registered agent: description, options with their defaults, presets, signals, documentation section."
     from uncertain_rl.registry import ENVS, catalog, runs_on
-    lines = ['# Agents', '', 'Every registered agent, as the registry knows it (ours, those of installed packages through '
-             'the entry-point group `uncertain_rl.agents`, and those registered at run time). '
-             '`uncertain-rl agents` prints the same.', '']
+
+    lines = [
+        '# Agents',
+        '',
+        'Every registered agent, as the registry knows it (ours, those of installed packages through '
+        'the entry-point group `uncertain_rl.agents`, and those registered at run time). '
+        '`uncertain-rl agents` prints the same.',
+        '',
+    ]
     for a in catalog()['agents']:
         kind = 'box actions' if a['continuous'] else 'discrete actions'
         only = [e for e in ENVS if runs_on(a['name'], e)] if a['envs'] or a['model_based'] else []
@@ -106,12 +157,15 @@ def agents_page() -> str:
         lines += [f"## `{a['name']}`", '', f"{a['description']} ({kind}{where}; module `{a['module']}`).{docs}", '']
         if a['options']:
             lines += ['| option | default | what |', '|---|---|---|']
-            lines += [f"| `--{n.replace('_', '-')}` | `{o['default']!r}` | {o['help']} |" for n, o in a['options'].items()]
+            lines += [
+                f"| `--{n.replace('_', '-')}` | `{o['default']!r}` | {o['help']} |" for n, o in a['options'].items()
+            ]
             lines.append('')
         for p in a['presets']:
             on = f" (by default on {', '.join(p['envs'])})" if p['envs'] else ''
             lines.append(f"- preset `{p['name']}`{on}: {p['description']}")
-        if a['signals']: lines.append(f"- viewer signals: {', '.join(s['label'] for s in a['signals'])}")
+        if a['signals']:
+            lines.append(f"- viewer signals: {', '.join(s['label'] for s in a['signals'])}")
         lines.append('')
     return '\n'.join(lines)
 
@@ -119,15 +173,24 @@ def agents_page() -> str:
 def environments_page() -> str:
     "Every registered environment: description, what it declares, horizon, preset, and the notebook that documents it."
     from uncertain_rl.registry import env_catalog
-    lines = ['# Environments', '', 'Every registered environment, as the registry knows it (ours, declared by the '
-             'environment modules; those of installed packages through the entry-point group `uncertain_rl.envs`; and '
-             'those registered at run time). `uncertain-rl envs` prints the same; `bsuite:ID` runs any of bsuite\'s own.',
-             'Each name links to the notebook that documents it (a plugin\'s: its module).', '',
-             '| environment | what | actions | horizon | preset | declares |', '|---|---|---|---|---|---|']
+
+    lines = [
+        '# Environments',
+        '',
+        'Every registered environment, as the registry knows it (ours, declared by the '
+        'environment modules; those of installed packages through the entry-point group `uncertain_rl.envs`; and '
+        'those registered at run time). `uncertain-rl envs` prints the same; `bsuite:ID` runs any of bsuite\'s own.',
+        'Each name links to the notebook that documents it (a plugin\'s: its module).',
+        '',
+        '| environment | what | actions | horizon | preset | declares |',
+        '|---|---|---|---|---|---|',
+    ]
     for e in env_catalog():
         name = f"[`{e['name']}`]({e['notebook']}.ipynb)" if e['notebook'] else f"`{e['name']}` (module `{e['module']}`)"
-        lines.append(f"| {name} | {e['description']} | {'box' if e['continuous'] else 'discrete'} | "
-                     f"{e['horizon'] or ''} | {e['preset'] or ''} | {', '.join(e['declares']).replace('_', ' ')} |")
+        lines.append(
+            f"| {name} | {e['description']} | {'box' if e['continuous'] else 'discrete'} | "
+            f"{e['horizon'] or ''} | {e['preset'] or ''} | {', '.join(e['declares']).replace('_', ' ')} |"
+        )
     return '\n'.join(lines) + '\n'
 
 
@@ -138,16 +201,22 @@ def toctree(caption: str, names: list) -> str:
 def write_sources(src: Path = SRC) -> None:
     "The Sphinx source folder `src`: docs/, the home page with the table of contents, notebooks, agents and API pages."
     SRC = Path(src)
-    if SRC.exists(): shutil.rmtree(SRC)
+    if SRC.exists():
+        shutil.rmtree(SRC)
     shutil.copytree(DOCS, SRC)
     shutil.copytree(NBS / 'figures', SRC / 'figures')
     (SRC / '_extra').mkdir(exist_ok=True)
     from uncertain_rl.app.viewer import write_viewer_html
+
     write_viewer_html(PREVIEW_RUN, SRC / '_extra' / 'viewer_preview.html')
     listed = [n for names in sections().values() for n in names]
     missing = sorted({p.stem for p in NBS.glob('*.ipynb')} - set(listed) - {'index'})
-    if missing: sys.exit(f"notebooks in no section of the site (tools/docs.py, or an agent's DocsSection): {', '.join(missing)}")
-    for name in listed: (SRC / f'{name}.ipynb').write_text(json.dumps(for_readers(NBS / f'{name}.ipynb')))
+    if missing:
+        sys.exit(
+            f"notebooks in no section of the site (tools/docs.py, or an agent's DocsSection): {', '.join(missing)}"
+        )
+    for name in listed:
+        (SRC / f'{name}.ipynb').write_text(json.dumps(for_readers(NBS / f'{name}.ipynb')))
     toc = ''.join(toctree(caption, names) for caption, names in sections().items()) + toctree('Reference', REFERENCE)
     (SRC / 'index.md').write_text(home_page() + '\n' + toc)
     (SRC / 'agents.md').write_text(agents_page())
@@ -155,18 +224,22 @@ def write_sources(src: Path = SRC) -> None:
     (SRC / 'api').mkdir(exist_ok=True)
     for mod in public_modules():
         (SRC / 'api' / f'{mod}.md').write_text(f'# `{mod}`\n\n```{{eval-rst}}\n.. automodule:: {mod}\n```\n')
-    (SRC / 'api.md').write_text((DOCS / 'api.md').read_text() + toctree('Modules', [f'api/{m}' for m in public_modules()]))
+    (SRC / 'api.md').write_text(
+        (DOCS / 'api.md').read_text() + toctree('Modules', [f'api/{m}' for m in public_modules()])
+    )
 
 
 def build() -> float:
     "Build the site into `_docs/`; warnings are errors. Returns the build time in seconds."
     start = time.perf_counter()
     write_sources()
-    if OUT.exists(): shutil.rmtree(OUT)
+    if OUT.exists():
+        shutil.rmtree(OUT)
     r = subprocess.run([sys.executable, '-m', 'sphinx', '-W', '--keep-going', '-q', '-b', 'html', str(SRC), str(OUT)])
-    shutil.rmtree(ROOT / 'jupyter_execute', ignore_errors=True)   # myst-nb's scratch copy, beside the output folder
-    if r.returncode: sys.exit(r.returncode)
-    (OUT / '.nojekyll').write_text('')                     # GitHub Pages: serve _static/ as it is
+    shutil.rmtree(ROOT / 'jupyter_execute', ignore_errors=True)  # myst-nb's scratch copy, beside the output folder
+    if r.returncode:
+        sys.exit(r.returncode)
+    (OUT / '.nojekyll').write_text('')  # GitHub Pages: serve _static/ as it is
     return time.perf_counter() - start
 
 

@@ -2,7 +2,8 @@
 
     python tools/golden.py list                 # the cases, from the registered agents' declarations
     python tools/golden.py record               # write tests/golden/golden_runs.json from the current code
-    python tools/golden.py check                # compare the current code with it, bit for bit; exit 1 on any difference
+    python tools/golden.py check                # compare the current code with it, bit for bit; exit 1 on any
+                                                # difference
     python tools/golden.py check --only dqn@chain,tdu@deep_sea --file other.json
     python tools/golden.py lineage --since REV  # after a refactor: keep the records that REV's code computed
 
@@ -28,6 +29,7 @@ package's `uncertain_rl/suites/equivalent_code.json`: the store then finds the r
 training them again, and the report counts them as current (`uncertain_rl.suites.store.same_code`). Commit the file
 with the refactor.
 """
+
 import argparse
 import hashlib
 import json
@@ -45,25 +47,35 @@ import numpy as np
 GOLDEN = Path(__file__).resolve().parent.parent / 'tests' / 'golden' / 'golden_runs.json'
 STEPS = 300
 KEY = 7
-ENV_SIZES = {'deep_sea': 8, 'chain': 10}          # the size of each registered environment the cases train on
-RTOL = 1e-4   # off the recording kind: |sum - recorded sum| <= RTOL * recorded sum of |x|. Measured: the 41 runs
-              # recorded on an AMD EPYC and again on an Intel Xeon (jax 0.10.2): 38 bit-identical; IV-DQN (Deep Sea,
-              # chain) and IV-SAC moved by at most 4.3e-6 of their magnitudes (23 times inside RTOL), and no integer
-              # array changed. A change of behaviour moves them by far more (tests/test_golden.py)
+ENV_SIZES = {'deep_sea': 8, 'chain': 10}  # the size of each registered environment the cases train on
+RTOL = 1e-4  # off the recording kind: |sum - recorded sum| <= RTOL * recorded sum of |x|. Measured: the 41 runs
+# recorded on an AMD EPYC and again on an Intel Xeon (jax 0.10.2): 38 bit-identical; IV-DQN (Deep Sea,
+# chain) and IV-SAC moved by at most 4.3e-6 of their magnitudes (23 times inside RTOL), and no integer
+# array changed. A change of behaviour moves them by far more (tests/test_golden.py)
 
 
 def cases() -> list:
     "Every golden run, `(run name, case name, agent name, overrides, env)`, from the registered agents' declarations."
     from uncertain_rl.registry import AGENTS
-    return [(f'{case.name}@{env}', case.name, name, dict(case.overrides), env)
-            for name in AGENTS for case in AGENTS[name].golden for env in case.envs]
+
+    return [
+        (f'{case.name}@{env}', case.name, name, dict(case.overrides), env)
+        for name in AGENTS
+        for case in AGENTS[name].golden
+        for env in case.envs
+    ]
 
 
 def fingerprint(x) -> dict:
     a = np.ascontiguousarray(np.asarray(x))
     wide = a.astype(np.float64)
-    return dict(shape=list(a.shape), dtype=str(a.dtype), sha256=hashlib.sha256(a.tobytes()).hexdigest()[:24],
-                sum=float(np.nansum(wide)) if a.size else 0., abs_sum=float(np.nansum(np.abs(wide))) if a.size else 0.)
+    return dict(
+        shape=list(a.shape),
+        dtype=str(a.dtype),
+        sha256=hashlib.sha256(a.tobytes()).hexdigest()[:24],
+        sum=float(np.nansum(wide)) if a.size else 0.0,
+        abs_sum=float(np.nansum(np.abs(wide))) if a.size else 0.0,
+    )
 
 
 def run_case(agent_name: str, overrides: dict, env_name: str) -> dict:
@@ -72,16 +84,19 @@ def run_case(agent_name: str, overrides: dict, env_name: str) -> dict:
     from uncertain_rl.loops import TrainConfig, train
     from uncertain_rl.registry import ENVS, agent_config, make_agent, make_env
     from uncertain_rl.runtime import use_unrolled_threefry
-    use_unrolled_threefry()             # as runtime.setup() lowers it for runs (the same bits as JAX's rolled loop: tested)
+
+    use_unrolled_threefry()  # as runtime.setup() lowers it for runs (the same bits as JAX's rolled loop: tested)
     env = make_env(env_name, ENV_SIZES.get(env_name, 1), 42)
     agent = make_agent(agent_name, agent_config(agent_name, **overrides), gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=STEPS, max_episodes=STEPS))
     state, logs = jax.jit(run.run)(jax.random.PRNGKey(KEY))
-    out = {f'state{jax.tree_util.keystr(path)}': fingerprint(leaf)
-           for path, leaf in jax.tree_util.tree_flatten_with_path(state)[0]}
+    out = {
+        f'state{jax.tree_util.keystr(path)}': fingerprint(leaf)
+        for path, leaf in jax.tree_util.tree_flatten_with_path(state)[0]
+    }
     out.update({f'logs/{k}': fingerprint(logs[k]) for k in sorted(logs)})
     solved = ENVS[env_name].solved
-    if solved is not None:                             # the environment's own rule: the episode it counts as solved
+    if solved is not None:  # the environment's own rule: the episode it counts as solved
         out['solved/at'] = fingerprint(np.asarray(solved({k: np.asarray(v)[None] for k, v in logs.items()}), np.int64))
     return out
 
@@ -90,16 +105,22 @@ def machine() -> dict:
     cpu = ''
     try:
         cpu = next(l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name'))
-    except Exception: pass
-    return dict(cpu=cpu, machine=platform.machine(), jax=jax.__version__,
-                jaxlib=jax.lib.__version__ if hasattr(jax.lib, '__version__') else '')
+    except Exception:
+        pass
+    return dict(
+        cpu=cpu,
+        machine=platform.machine(),
+        jax=jax.__version__,
+        jaxlib=jax.lib.__version__ if hasattr(jax.lib, '__version__') else '',
+    )
 
 
 def record(only=None) -> dict:
     print(f'recording on {machine()}', flush=True)
     runs = {}
     for run, _, agent, overrides, env in cases():
-        if only and run not in only: continue
+        if only and run not in only:
+            continue
         runs[run] = run_case(agent, overrides, env)
         print(f'recorded {run}', flush=True)
     return dict(machine=machine(), steps=STEPS, key=KEY, runs=runs)
@@ -127,18 +148,25 @@ def compare(golden: dict, current: dict, exact: bool = True, rtol: float = RTOL)
     problems = []
     for run, fps in golden['runs'].items():
         now = current['runs'].get(run)
-        if now is None: problems.append(f'{run}: missing'); continue
+        if now is None:
+            problems.append(f'{run}: missing')
+            continue
         for k, fp in fps.items():
-            if k not in now: problems.append(f'{run} {k}: missing'); continue
+            if k not in now:
+                problems.append(f'{run} {k}: missing')
+                continue
             if (now[k]['shape'], now[k]['dtype']) != (fp['shape'], fp['dtype']):
                 problems.append(f"{run} {k}: {fp['dtype']}{fp['shape']} -> {now[k]['dtype']}{now[k]['shape']}")
             elif exact and now[k]['sha256'] != fp['sha256']:
                 problems.append(f"{run} {k}: differs (sum {fp['sum']!r} -> {now[k]['sum']!r})")
             elif not exact and not _within(fp, now[k], rtol):
-                problems.append(f"{run} {k}: outside the tolerance (sum {fp['sum']!r} -> {now[k]['sum']!r}, "
-                                f"rtol {rtol:g} of {_scale(fp)!r})")
+                problems.append(
+                    f"{run} {k}: outside the tolerance (sum {fp['sum']!r} -> {now[k]['sum']!r}, "
+                    f"rtol {rtol:g} of {_scale(fp)!r})"
+                )
         for k in now:
-            if k not in fps: problems.append(f'{run} {k}: new (not in the golden file)')
+            if k not in fps:
+                problems.append(f'{run} {k}: new (not in the golden file)')
     return problems
 
 
@@ -168,9 +196,11 @@ def run_with(package_root: Path, args: list, capture: bool = True) -> subprocess
 
 
 def code_fingerprints(package_root: Path) -> dict:
-    "{'agent|env': {run, env, env_class}} for every registered agent on every environment it runs on, at `package_root`."
+    """{'agent|env': {run, env, env_class}} for every registered agent on every environment it runs on, at
+    `package_root`."""
     done = run_with(package_root, ['-c', _FINGERPRINTS % ENV_SIZES])
-    if done.returncode: sys.exit(f'fingerprinting the code under {package_root} failed:\n{done.stderr[-3000:]}')
+    if done.returncode:
+        sys.exit(f'fingerprinting the code under {package_root} failed:\n{done.stderr[-3000:]}')
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -181,8 +211,11 @@ def equivalences(old: dict, new: dict, passed: set, golden_classes: dict, eviden
     entries, refused = [], []
     for pair in sorted(set(old) & set(new)):
         agent, env_name = pair.split('|')
-        if old[pair]['run'] == new[pair]['run']: continue
-        if agent not in passed: refused.append(f'{pair}: its golden runs were not bit-identical'); continue
+        if old[pair]['run'] == new[pair]['run']:
+            continue
+        if agent not in passed:
+            refused.append(f'{pair}: its golden runs were not bit-identical')
+            continue
         if old[pair]['env'] != new[pair]['env'] and new[pair]['env_class'] not in golden_classes.get(agent, ()):
             refused.append(f"{pair}: {new[pair]['env_class']} changed and no golden run of {agent} trains on it")
             continue
@@ -194,8 +227,10 @@ def lineage(since: str, only_changed: bool = True) -> int:
     "`lineage --since REV` (module docstring): write the equivalences it shows; the number written."
     golden = json.loads(GOLDEN.read_text())
     if not same_kind(golden['machine']):
-        sys.exit(f"lineage needs the golden runs bit for bit, on the kind that recorded them ({golden['machine']}); "
-                 f"this is {machine()}")
+        sys.exit(
+            f"lineage needs the golden runs bit for bit, on the kind that recorded them ({golden['machine']}); "
+            f"this is {machine()}"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / 'since'
         subprocess.run(['git', '-C', str(ROOT), 'worktree', 'add', '--detach', '-q', str(tree), since], check=True)
@@ -205,33 +240,42 @@ def lineage(since: str, only_changed: bool = True) -> int:
             print(f'fingerprints moved for {len(moved)} agents: {", ".join(moved) or "none"}', flush=True)
             runs = [run for run, _, agent, _, _ in cases() if agent in moved]
             passed = set(moved)
-            for where in (tree, ROOT):           # the golden runs, with REV's code and with this code
-                if not runs: break
+            for where in (tree, ROOT):  # the golden runs, with REV's code and with this code
+                if not runs:
+                    break
                 done = run_with(where, ['check', '--only', ','.join(runs), '--file', str(GOLDEN)])
                 print(f'golden check with the code at {where}: exit {done.returncode}', flush=True)
-                if done.returncode == 0: continue
+                if done.returncode == 0:
+                    continue
                 failed = {line.split(' ')[0].rstrip(':') for line in done.stdout.splitlines()} & set(runs)
                 print('\n'.join(done.stdout.splitlines()[-20:] + done.stderr.splitlines()[-5:]))
                 passed -= {agent for r, _, agent, _, _ in cases() if r in failed} if failed else passed
         finally:
             subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tree)], check=False)
     from uncertain_rl.registry import make_env
+
     golden_classes = {}
     for _, _, agent, _, env_name in cases():
         env = make_env(env_name, ENV_SIZES.get(env_name, 1), 42)
         golden_classes.setdefault(agent, set()).add(f'{type(env).__module__}.{type(env).__qualname__}')
-    commit = subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--short', since], capture_output=True,
-                            text=True).stdout.strip()
-    evidence = (f"golden runs bit-identical with the code at {commit} and after it, on {golden['machine']['cpu']} "
-                f"(jax {golden['machine']['jax']}), {time.strftime('%Y-%m-%d')}")
+    commit = subprocess.run(
+        ['git', '-C', str(ROOT), 'rev-parse', '--short', since], capture_output=True, text=True
+    ).stdout.strip()
+    evidence = (
+        f"golden runs bit-identical with the code at {commit} and after it, on {golden['machine']['cpu']} "
+        f"(jax {golden['machine']['jax']}), {time.strftime('%Y-%m-%d')}"
+    )
     entries, refused = equivalences(old, new, passed, golden_classes, evidence)
-    for line in refused: print(f'not shown: {line}')
+    for line in refused:
+        print(f'not shown: {line}')
     table = json.loads(EQUIVALENT.read_text())
     have = {(e['old'], e['new']) for e in table['replaced']}
     fresh = [e for e in entries if (e['old'], e['new']) not in have]
     table['replaced'] += fresh
     EQUIVALENT.write_text(json.dumps(table, indent=1) + '\n')
-    print(f'wrote {len(fresh)} equivalences to {EQUIVALENT.relative_to(ROOT)} ({len(entries) - len(fresh)} already there)')
+    print(
+        f'wrote {len(fresh)} equivalences to {EQUIVALENT.relative_to(ROOT)} ({len(entries) - len(fresh)} already there)'
+    )
     return len(fresh)
 
 
@@ -244,20 +288,24 @@ if __name__ == '__main__':
     a = p.parse_args()
     only = [r for r in a.only.split(',') if r]
     if a.what == 'list':
-        for run, _, agent, overrides, env in cases(): print(f'{run}  ({agent}, {overrides or "defaults"})')
+        for run, _, agent, overrides, env in cases():
+            print(f'{run}  ({agent}, {overrides or "defaults"})')
         sys.exit(0)
     if a.what == 'lineage':
-        if not a.since: sys.exit('lineage needs --since REV (the revision before the refactor)')
+        if not a.since:
+            sys.exit('lineage needs --since REV (the revision before the refactor)')
         lineage(a.since)
         sys.exit(0)
     if a.what == 'record':
         path = Path(a.file)
         kept = json.loads(path.read_text()) if only and path.exists() else None
         if kept is not None and not same_kind(kept['machine']):
-            sys.exit(f"record --only: {path} was recorded on {kept['machine']}, and this is {machine()}: one file "
-                     f"holds one machine kind's runs, so record them all here (without --only)")
+            sys.exit(
+                f"record --only: {path} was recorded on {kept['machine']}, and this is {machine()}: one file "
+                f"holds one machine kind's runs, so record them all here (without --only)"
+            )
         data = record(only)
-        if kept is not None:                             # record some runs again, keep the others
+        if kept is not None:  # record some runs again, keep the others
             data = dict(kept, **{k: v for k, v in data.items() if k != 'runs'}, runs={**kept['runs'], **data['runs']})
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + '\n')
@@ -265,11 +313,17 @@ if __name__ == '__main__':
     else:
         golden = json.loads(Path(a.file).read_text())
         exact = same_kind(golden['machine'])
-        print(f"checking {'bit for bit' if exact else f'within tolerance (rtol {RTOL:g}; integers bit for bit)'}: "
-              f"recorded on {golden['machine']}, checking on {machine()}")
-        if only: golden = dict(golden, runs={k: v for k, v in golden['runs'].items() if k in only})
+        print(
+            f"checking {'bit for bit' if exact else f'within tolerance (rtol {RTOL:g}; integers bit for bit)'}: "
+            f"recorded on {golden['machine']}, checking on {machine()}"
+        )
+        if only:
+            golden = dict(golden, runs={k: v for k, v in golden['runs'].items() if k in only})
         missing = [run for run, *_ in cases() if run not in golden['runs'] and (not only or run in only)]
         problems = compare(golden, record(list(golden['runs'])), exact) + [f'{r}: no golden record' for r in missing]
-        print('\n'.join(problems) if problems else
-              f"{'bit-identical' if exact else 'within tolerance'}: {len(golden['runs'])} runs")
+        print(
+            '\n'.join(problems)
+            if problems
+            else f"{'bit-identical' if exact else 'within tolerance'}: {len(golden['runs'])} runs"
+        )
         sys.exit(1 if problems else 0)

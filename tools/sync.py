@@ -10,6 +10,7 @@
 
 CI fails when either differs from what this script writes.
 """
+
 from pathlib import Path
 import nbformat
 
@@ -23,17 +24,21 @@ def render(nb_path: Path) -> str:
     parts = []
     for cell in nb.cells:
         src = cell.source.strip()
-        if not src: continue
-        if cell.cell_type == "markdown": parts.append(src)
+        if not src:
+            continue
+        if cell.cell_type == "markdown":
+            parts.append(src)
         elif cell.cell_type == "code":
             lines = src.splitlines()
-            if any(l.strip().replace(' ', '') in ("#|hide", "#|export", "#|exporti") for l in lines): continue
+            if any(l.strip().replace(' ', '') in ("#|hide", "#|export", "#|exporti") for l in lines):
+                continue
             parts.append("```python\n" + "\n".join(l for l in lines if not l.startswith("#|")) + "\n```")
     return HEADER + "\n\n".join(parts) + "\n"
 
 
 if __name__ == "__main__":
     from uncertain_rl.registry import write_catalog
+
     print(f"wrote {write_catalog()}")
     (ROOT / "README.md").write_text(render(ROOT / "nbs" / "index.ipynb"))
     print(f"wrote {ROOT / 'README.md'}")

@@ -12,18 +12,34 @@ import importlib
 import importlib.resources
 import json
 
-_CORE = {   # name -> the module (under uncertain_rl) that defines it
-    **dict.fromkeys(['Agent', 'Cells', 'EnvSpec', 'Transition', 'gymnax_spec', 'AgentEntry', 'EnvEntry', 'Preset',
-                     'Signal', 'GoldenCase', 'DocsSection'], 'base'),
+_CORE = {  # name -> the module (under uncertain_rl) that defines it
+    **dict.fromkeys(
+        [
+            'Agent',
+            'Cells',
+            'EnvSpec',
+            'Transition',
+            'gymnax_spec',
+            'AgentEntry',
+            'EnvEntry',
+            'Preset',
+            'Signal',
+            'GoldenCase',
+            'DocsSection',
+        ],
+        'base',
+    ),
     **dict.fromkeys(['DeepSea', 'make_deep_sea', 'optimal_actions', 'rollout'], 'envs.deep_sea'),
-    'BinaryTree': 'envs.binary_tree', 'Chain': 'envs.chain',
+    'BinaryTree': 'envs.binary_tree',
+    'Chain': 'envs.chain',
     **dict.fromkeys(['TrainConfig', 'train', 'run_chunked', 'greedy_returns'], 'loops'),
-    **dict.fromkeys(['AGENTS', 'ENVS', 'agent_entry', 'env_entry', 'agent_config', 'make_agent', 'make_env'],
-                    'registry'),
+    **dict.fromkeys(
+        ['AGENTS', 'ENVS', 'agent_entry', 'env_entry', 'agent_config', 'make_agent', 'make_env'], 'registry'
+    ),
     **dict.fromkeys(['Experiment', 'RunResult', 'RunInterrupted', 'run'], 'experiments'),
     **dict.fromkeys(['RunData', 'load_run', 'load_snapshots'], 'rundir'),
 }
-LAYERS = (   # (layer, module patterns under uncertain_rl), lowest first: a module imports its own layer and those below
+LAYERS = (  # (layer, module patterns under uncertain_rl), lowest first: a module imports its own layer and those below
     ('foundations', ('checks', 'testing', 'base', 'runtime', 'metrics')),
     ('building blocks', ('ensembles', 'replay', 'learning', 'acting', 'loops', 'agents.ensemble_q', 'envs.*')),
     ('concepts', ('tdu', 'ucb', 'projections', 'propagation', 'emcts', 'biv')),
@@ -31,15 +47,30 @@ LAYERS = (   # (layer, module patterns under uncertain_rl), lowest first: a modu
     ('experiments', ('registry', 'rundir', 'experiments', 'suites', 'suites.*')),
     ('app', ('app.*', '__main__')),
 )
-_MODULES = ('base', 'checks', 'runtime', 'metrics', 'registry', 'experiments', 'loops', 'projections', 'propagation',
-            'emcts', 'biv', 'tdu', 'ucb')
+_MODULES = (
+    'base',
+    'checks',
+    'runtime',
+    'metrics',
+    'registry',
+    'experiments',
+    'loops',
+    'projections',
+    'propagation',
+    'emcts',
+    'biv',
+    'tdu',
+    'ucb',
+)
 
 
 def _agent_exports() -> dict:
     """Our agents' config classes and constructors, name -> module, from the registry's catalog (a JSON read: no
     imports)."""
     catalog = json.loads((importlib.resources.files('uncertain_rl') / 'catalog.json').read_text(encoding='utf-8'))
-    return {name: module[len('uncertain_rl.'):] for agent in catalog['agents'] for name, module in agent['exports'].items()}
+    return {
+        name: module[len('uncertain_rl.') :] for agent in catalog['agents'] for name, module in agent['exports'].items()
+    }
 
 
 _EXPORTS = {**_CORE, **_agent_exports()}
@@ -48,11 +79,15 @@ __all__ = sorted(_EXPORTS) + ['LAYERS'] + list(_MODULES)
 
 def __getattr__(name: str):
     "Import `name` from its module on first use (PEP 562) and keep it here."
-    if name in _EXPORTS: value = getattr(importlib.import_module(f'{__name__}.{_EXPORTS[name]}'), name)
-    elif name in _MODULES: value = importlib.import_module(f'{__name__}.{name}')
-    else: raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f'{__name__}.{_EXPORTS[name]}'), name)
+    elif name in _MODULES:
+        value = importlib.import_module(f'{__name__}.{name}')
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
-def __dir__() -> list: return sorted(set(globals()) | set(__all__))
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))

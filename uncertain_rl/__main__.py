@@ -9,4 +9,5 @@ __all__ = []
 #| eval: false
 from .app.cli import console_main
 
-if __name__ == '__main__': console_main()
+if __name__ == '__main__':
+    console_main()

@@ -19,11 +19,12 @@ from .checks import Config, option, number, integer, boolean, check_choice
 def random_argmax(key: jax.Array, values: jax.Array) -> jax.Array:
     "Index of the maximum of `values` (1-D), ties broken uniformly at random."
     noise = jax.random.uniform(key, values.shape)
-    return jnp.argmax(jnp.where(values == values.max(), noise, -1.))
+    return jnp.argmax(jnp.where(values == values.max(), noise, -1.0))
 
 
-def epsilon_greedy(key_coin: jax.Array, key_action: jax.Array, action: jax.Array, epsilon: float | jax.Array,
-                   num_actions: int) -> jax.Array:
+def epsilon_greedy(
+    key_coin: jax.Array, key_action: jax.Array, action: jax.Array, epsilon: float | jax.Array, num_actions: int
+) -> jax.Array:
     """`action`, or with probability `epsilon` a uniformly random one.
 
     Args:
@@ -39,21 +40,23 @@ def epsilon_greedy(key_coin: jax.Array, key_action: jax.Array, action: jax.Array
 # %% ../nbs/05_acting.ipynb #43442494
 def linear_epsilon(step, start, end, decay_steps) -> jax.Array:
     "Epsilon falling linearly from `start` to `end` over `decay_steps` steps, then constant (`end` if no decay)."
-    falling = start + (end - start) * jnp.clip(step / jnp.maximum(decay_steps, 1.), 0., 1.)
+    falling = start + (end - start) * jnp.clip(step / jnp.maximum(decay_steps, 1.0), 0.0, 1.0)
     return jnp.where(jnp.asarray(decay_steps) > 0, falling, end)
 
 
 def warmup_epsilon(epsilon: jax.Array, warming_up: jax.Array) -> jax.Array:
     "1 (a uniform action) while `warming_up`, else `epsilon`."
-    return jnp.where(warming_up, 1., epsilon)
+    return jnp.where(warming_up, 1.0, epsilon)
 
 
 @dataclass(frozen=True)
 class EpsilonSchedule(Config):
     "Config fields of an ε schedule: ε falls linearly from `epsilon_start` to the config's `epsilon`."
-    epsilon_start: float = option(1., number(0, 1), traced=True, help='ε at the first step')
-    epsilon_decay_steps: int = option(1000, integer(0), traced=True,
-                                      help='steps over which ε falls to its final value (0: constant)')
+
+    epsilon_start: float = option(1.0, number(0, 1), traced=True, help='ε at the first step')
+    epsilon_decay_steps: int = option(
+        1000, integer(0), traced=True, help='steps over which ε falls to its final value (0: constant)'
+    )
     uniform_warmup: bool = option(True, boolean(), help='uniform actions while the replay is filling')
 
 
@@ -66,12 +69,15 @@ def scheduled_epsilon(hparams, step: jax.Array, warming_up: jax.Array, uniform_w
 TIE_BREAKS = ('first', 'random', 'mean_q')
 
 
-def break_ties(scores: jax.Array, tie_break: str = 'first', key: jax.Array | None = None,
-               q: jax.Array | None = None) -> jax.Array:
+def break_ties(
+    scores: jax.Array, tie_break: str = 'first', key: jax.Array | None = None, q: jax.Array | None = None
+) -> jax.Array:
     "An index of the maximum of `scores [A]`: the first, a uniformly random one, or the one with the best mean `q`."
     check_choice('tie_break', tie_break, TIE_BREAKS)
-    if tie_break == 'first': return jnp.argmax(scores)
-    if tie_break == 'random': return random_argmax(key, scores)
+    if tie_break == 'first':
+        return jnp.argmax(scores)
+    if tie_break == 'random':
+        return random_argmax(key, scores)
     return jnp.argmax(jnp.where(scores == scores.max(), q.mean(0), -jnp.inf))
 
 
@@ -93,17 +99,19 @@ def uniform_head(key: jax.Array, num_heads: int) -> jax.Array:
 def ucb1_head(key: jax.Array, head_reward: jax.Array, head_steps: jax.Array, eta) -> jax.Array:
     "UCB1 over heads: untried heads first, then argmax of mean reward + eta * sqrt(log n / n(k)); random ties."
     n_k = head_steps.astype(jnp.float32)
-    n = jnp.maximum(n_k.sum(), 1.)
-    score = head_reward / jnp.maximum(n_k, 1.) + eta * jnp.sqrt(jnp.log(n) / jnp.maximum(n_k, 1.))
+    n = jnp.maximum(n_k.sum(), 1.0)
+    score = head_reward / jnp.maximum(n_k, 1.0) + eta * jnp.sqrt(jnp.log(n) / jnp.maximum(n_k, 1.0))
     return random_argmax(key, jnp.where(head_steps == 0, jnp.inf, score))
 
 
 def explore_prob_head(key: jax.Array, num_exploiters: int, num_explorers: int, p_explore) -> jax.Array:
     "An explorer (uniformly among them) with probability `p_explore`, else an exploiter."
     k_which, k_exploit, k_explore = jax.random.split(key, 3)
-    return jnp.where(jax.random.uniform(k_which) < p_explore,
-                     num_exploiters + jax.random.randint(k_explore, (), 0, num_explorers),
-                     jax.random.randint(k_exploit, (), 0, num_exploiters))
+    return jnp.where(
+        jax.random.uniform(k_which) < p_explore,
+        num_exploiters + jax.random.randint(k_explore, (), 0, num_explorers),
+        jax.random.randint(k_exploit, (), 0, num_exploiters),
+    )
 
 
 def episode_head(done: jax.Array, head: jax.Array, new_head: jax.Array) -> jax.Array:

@@ -13,62 +13,66 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Optional
 
 import numpy as np
 
-if TYPE_CHECKING:                       # for type checkers only: importing this module imports no JAX
+if TYPE_CHECKING:  # for type checkers only: importing this module imports no JAX
     from jax import Array
 else:
     Array = Any
 
 # %% ../nbs/01_base.ipynb #fe8fbfb5
-PRNGKey = Array                         # a key of jax.random
-State = Any                             # an agent's state: any pytree
-Hparams = Any                           # checks.Hparams: the traced numeric hyperparameters, a pytree of scalars
-Metrics = Mapping[str, Array]           # per-step scalars an agent reports; the loop averages them per episode
+PRNGKey = Array  # a key of jax.random
+State = Any  # an agent's state: any pytree
+Hparams = Any  # checks.Hparams: the traced numeric hyperparameters, a pytree of scalars
+Metrics = Mapping[str, Array]  # per-step scalars an agent reports; the loop averages them per episode
 
 
 class Transition(NamedTuple):
     "One environment transition as agents store it; `done` marks the end of an episode (terminated or truncated)."
+
     obs: Array
     action: Array
     reward: Array
-    discount: Array            # 0 at termination, else 1 (dm_env's convention): no bootstrapping across episode ends
+    discount: Array  # 0 at termination, else 1 (dm_env's convention): no bootstrapping across episode ends
     next_obs: Array
     done: Array
 
 
 class Cells(NamedTuple):
     "Every cell of a small grid environment, for snapshots: one observation per cell, and each cell's transitions."
-    obs: Array                 # [C, *obs_shape]: the observation in each cell
-    transitions: Transition    # leaves [C, A, ...]: the transition each action makes from each cell (its mean)
-    path_length: int           # the longest episode, in steps (paths are recorded up to this length)
+
+    obs: Array  # [C, *obs_shape]: the observation in each cell
+    transitions: Transition  # leaves [C, A, ...]: the transition each action makes from each cell (its mean)
+    path_length: int  # the longest episode, in steps (paths are recorded up to this length)
 
 
-InitFn = Callable[[PRNGKey, Array, Hparams], State]                       # (key, first observation, hparams)
-ActFn = Callable[[State, Array, PRNGKey], tuple[Array, State]]            # (state, obs, key) -> (action, state)
+InitFn = Callable[[PRNGKey, Array, Hparams], State]  # (key, first observation, hparams)
+ActFn = Callable[[State, Array, PRNGKey], tuple[Array, State]]  # (state, obs, key) -> (action, state)
 ObserveFn = Callable[[State, Transition, PRNGKey], tuple[State, Metrics]]
-GreedyFn = Callable[[State, Array, PRNGKey], Array]                       # the policy that evaluations follow
-CellSignalsFn = Callable[[State, Cells], Mapping[str, Array]]             # per-cell arrays, for the viewer
+GreedyFn = Callable[[State, Array, PRNGKey], Array]  # the policy that evaluations follow
+CellSignalsFn = Callable[[State, Cells], Mapping[str, Array]]  # per-cell arrays, for the viewer
 
 
 class Agent(NamedTuple):
     "An agent as pure functions over an explicit state pytree; `cell_signals` is optional (see `loops`, Snapshots)."
+
     init: InitFn
     act: ActFn
     observe: ObserveFn
     greedy: GreedyFn
-    hparams: Hparams           # default numeric hyperparameters (traced, vmappable)
+    hparams: Hparams  # default numeric hyperparameters (traced, vmappable)
     cell_signals: Optional[CellSignalsFn] = None
 
 # %% ../nbs/01_base.ipynb #f11df6dd
 class EnvSpec(NamedTuple):
     "What an agent needs to know about an environment to build its networks (discrete or box actions)."
+
     obs_shape: tuple
-    num_actions: int           # discrete actions: how many (0 for a box action space)
-    one_hot_obs: bool          # observations are one-hot (or all zero): first layers may use row lookups
-    env: Any = None            # the environment itself, for agents that plan with the true model (E-AZ); None: unknown
-    env_params: Any = None     # its parameters (None: its defaults)
-    action_shape: tuple = ()   # box actions: the shape of one action vector (empty: discrete actions)
-    action_low: Any = None     # box actions: the lower bounds, an array of `action_shape`
-    action_high: Any = None    # box actions: the upper bounds
+    num_actions: int  # discrete actions: how many (0 for a box action space)
+    one_hot_obs: bool  # observations are one-hot (or all zero): first layers may use row lookups
+    env: Any = None  # the environment itself, for agents that plan with the true model (E-AZ); None: unknown
+    env_params: Any = None  # its parameters (None: its defaults)
+    action_shape: tuple = ()  # box actions: the shape of one action vector (empty: discrete actions)
+    action_low: Any = None  # box actions: the lower bounds, an array of `action_shape`
+    action_high: Any = None  # box actions: the upper bounds
 
     @property
     def continuous(self) -> bool:
@@ -76,7 +80,7 @@ class EnvSpec(NamedTuple):
         return len(self.action_shape) > 0
 
 
-MakeFn = Callable[[Any, EnvSpec], Agent]   # (config, spec) -> Agent: every agent module's constructor
+MakeFn = Callable[[Any, EnvSpec], Agent]  # (config, spec) -> Agent: every agent module's constructor
 
 
 def gymnax_spec(env, env_params=None) -> EnvSpec:
@@ -87,7 +91,8 @@ def gymnax_spec(env, env_params=None) -> EnvSpec:
     obs_shape = env.observation_space(params).shape
     one_hot = bool(getattr(env, 'one_hot_observations', False))
     space = env.action_space(params)
-    if hasattr(space, 'n'): return EnvSpec(tuple(obs_shape), int(space.n), one_hot, env, env_params)
+    if hasattr(space, 'n'):
+        return EnvSpec(tuple(obs_shape), int(space.n), one_hot, env, env_params)
     shape = tuple(space.shape)
     bound = lambda b: np.broadcast_to(np.asarray(b, np.float32), shape).copy()
     return EnvSpec(tuple(obs_shape), 0, one_hot, env, env_params, shape, bound(space.low), bound(space.high))
@@ -96,17 +101,19 @@ def gymnax_spec(env, env_params=None) -> EnvSpec:
 @dataclass(frozen=True)
 class Signal:
     "How the viewer shows one per-cell array of a snapshot: its label, kind and shape, and what it means."
+
     name: str
     label: str
-    kind: str = 'value'        # 'value' (a colour scale), 'count' (a log scale) or 'action' (left or right)
-    per_action: bool = True    # one value per cell and action ([C, A]); else one per cell ([C])
-    member: bool = False       # one value per ensemble member too ([C, K, A])
+    kind: str = 'value'  # 'value' (a colour scale), 'count' (a log scale) or 'action' (left or right)
+    per_action: bool = True  # one value per cell and action ([C, A]); else one per cell ([C])
+    member: bool = False  # one value per ensemble member too ([C, K, A])
     help: str = ''
 
 
 @dataclass(frozen=True)
 class Preset:
     "A named set of config overrides; on the registered environments in `envs` it applies by default."
+
     name: str
     overrides: Mapping
     envs: tuple = ()
@@ -116,6 +123,7 @@ class Preset:
 @dataclass(frozen=True)
 class GoldenCase:
     "A golden run: the agent with `overrides`, trained briefly on each registered environment in `envs`."
+
     name: str
     overrides: Mapping = field(default_factory=dict)
     envs: tuple = ('deep_sea', 'chain')
@@ -124,6 +132,7 @@ class GoldenCase:
 @dataclass(frozen=True)
 class DocsSection:
     "A section of the documentation site: its caption and its notebooks (names without `.ipynb`), in reading order."
+
     caption: str
     notebooks: tuple = ()
 
@@ -132,7 +141,8 @@ def _unique(kind: str, owner: str, names) -> None:
     "A `ValueError` if `names` repeat."
     seen = set()
     for n in names:
-        if n in seen: raise ValueError(f"{owner}: {kind} {n!r} is declared twice")
+        if n in seen:
+            raise ValueError(f"{owner}: {kind} {n!r} is declared twice")
         seen.add(n)
 
 
@@ -140,21 +150,22 @@ def _unique(kind: str, owner: str, names) -> None:
 class AgentEntry:
     """An agent by name: its config class and defaults, constructor, options, presets, viewer signals, docs and golden
     cases."""
+
     name: str
-    config_class: type         # a checks.Config subclass
-    make: MakeFn               # (config, spec) -> Agent
+    config_class: type  # a checks.Config subclass
+    make: MakeFn  # (config, spec) -> Agent
     description: str
-    defaults: Mapping = field(default_factory=dict)   # the config class's fields this agent sets differently
-    options: tuple = ()        # config fields the command line exposes
-    presets: tuple = ()        # Preset(...), by name
-    signals: tuple = ()        # Signal(...) of the arrays its `cell_signals` records
-    golden: tuple = ()         # GoldenCase(...)
+    defaults: Mapping = field(default_factory=dict)  # the config class's fields this agent sets differently
+    options: tuple = ()  # config fields the command line exposes
+    presets: tuple = ()  # Preset(...), by name
+    signals: tuple = ()  # Signal(...) of the arrays its `cell_signals` records
+    golden: tuple = ()  # GoldenCase(...)
     docs: Optional[DocsSection] = None
-    envs: tuple = ()           # the registered environments it runs on (empty: any with its kind of actions)
-    continuous: bool = False   # acts in box action spaces; False: discrete actions
-    for_env: Optional[Callable] = None      # (config, EnvFacts) -> config: settings it derives from the environment
+    envs: tuple = ()  # the registered environments it runs on (empty: any with its kind of actions)
+    continuous: bool = False  # acts in box action spaces; False: discrete actions
+    for_env: Optional[Callable] = None  # (config, EnvFacts) -> config: settings it derives from the environment
     model_based: bool = False  # plans with the environment's own model (`EnvSpec.env`): runs of a batch share it, and
-                               # it runs only where the environment declares one (`EnvEntry.planning`)
+    # it runs only where the environment declares one (`EnvEntry.planning`)
 
     def __post_init__(self):
         fields_ = getattr(self.config_class, '__dataclass_fields__', {})
@@ -170,16 +181,21 @@ class AgentEntry:
         names = getattr(self.config_class, '__dataclass_fields__', {})
         unknown = [k for k in overrides if k not in names]
         if unknown:
-            raise ValueError(f"{unknown[0]!r} is not a field of agent {self.name!r}'s config {self.config_class.__name__} "
-                             f"(its fields: {', '.join(names)})")
+            raise ValueError(
+                f"{unknown[0]!r} is not a field of agent {self.name!r}'s config {self.config_class.__name__} "
+                f"(its fields: {', '.join(names)})"
+            )
         return self.config_class(**{**self.defaults, **overrides})
 
     def preset(self, name: str) -> Preset:
         "The preset `name` (a `ValueError` naming the presets otherwise)."
         for p in self.presets:
-            if p.name == name: return p
-        raise ValueError(f"preset must be one of {', '.join(repr(p.name) for p in self.presets) or 'none (no presets)'} "
-                         f"for agent {self.name!r}, got {name!r}")
+            if p.name == name:
+                return p
+        raise ValueError(
+            f"preset must be one of {', '.join(repr(p.name) for p in self.presets) or 'none (no presets)'} "
+            f"for agent {self.name!r}, got {name!r}"
+        )
 
     def env_preset(self, env: str) -> Optional[Preset]:
         "The preset that applies by default on the registered environment `env`, if any."
@@ -188,26 +204,28 @@ class AgentEntry:
 
 class EnvFacts(NamedTuple):
     "What an environment declares that every agent may derive settings from alike (`AgentEntry.for_env`)."
+
     value_range: Optional[Callable] = None  # discount -> (lowest, highest) discounted return worth representing
-    horizon: Optional[int] = None           # the training horizon in episodes (bsuite's for its experiments)
+    horizon: Optional[int] = None  # the training horizon in episodes (bsuite's for its experiments)
 
 
 @dataclass(frozen=True)
 class EnvEntry:
     """An environment by name: its constructor, the metric that says solved, per-run statistics, what it declares to
     agents."""
+
     name: str
-    make: Callable             # (size, mapping_seed) -> gymnax environment (episode lengths: `loops.episode_bounds`)
+    make: Callable  # (size, mapping_seed) -> gymnax environment (episode lengths: `loops.episode_bounds`)
     description: str
-    solved: Optional[Callable] = None       # logs (episodes on the last axis) -> solved-at episodes (0: never)
-    statistics: Optional[Callable] = None   # logs -> {name: per-run array}; 0 in `*_at`/`first_*` entries means never
-    preset: Optional[Preset] = None         # overrides for every agent on this environment (its scale), applied first
-    continuous: bool = False                # box (continuous) actions; False: discrete actions
+    solved: Optional[Callable] = None  # logs (episodes on the last axis) -> solved-at episodes (0: never)
+    statistics: Optional[Callable] = None  # logs -> {name: per-run array}; 0 in `*_at`/`first_*` entries means never
+    preset: Optional[Preset] = None  # overrides for every agent on this environment (its scale), applied first
+    continuous: bool = False  # box (continuous) actions; False: discrete actions
     value_range: Optional[Callable] = None  # (env params, discount) -> (lowest, highest) discounted return
-    horizon: Optional[int] = None           # the training horizon in episodes (bsuite's for its experiments)
-    notebook: Optional[str] = None          # the notebook that documents it (the docs link to it)
-    sized: bool = True                      # whether `size` changes it (False: the constructor ignores it)
-    planning: bool = False                  # it gives planning agents its true model (`env.planning_model(params)`)
+    horizon: Optional[int] = None  # the training horizon in episodes (bsuite's for its experiments)
+    notebook: Optional[str] = None  # the notebook that documents it (the docs link to it)
+    sized: bool = True  # whether `size` changes it (False: the constructor ignores it)
+    planning: bool = False  # it gives planning agents its true model (`env.planning_model(params)`)
 
     def facts(self, params) -> EnvFacts:
         "What this environment declares to agents, at its parameters `params`."

@@ -24,10 +24,10 @@ VAR_FLOOR = 1e-8
 def ratio_or_zero(num: jax.Array, den: jax.Array) -> jax.Array:
     "`num / den` where `den > 0`, else 0 (a guard that XLA's rewrites cannot undo; see the note above)."
     ok = den > 0
-    return jnp.where(ok, num / jnp.where(ok, den, 1.), 0.)
+    return jnp.where(ok, num / jnp.where(ok, den, 1.0), 0.0)
 
 
-def biv_weights(var: jax.Array, xi=0., mask: Optional[jax.Array] = None, var_floor: float = VAR_FLOOR) -> jax.Array:
+def biv_weights(var: jax.Array, xi=0.0, mask: Optional[jax.Array] = None, var_floor: float = VAR_FLOOR) -> jax.Array:
     """Eq. 1's normalised weights `m / (var + xi)` over the last axis (masked samples 0; variances floored at
     `var_floor`)."""
     m = jnp.ones_like(var) if mask is None else mask.astype(var.dtype)
@@ -35,14 +35,14 @@ def biv_weights(var: jax.Array, xi=0., mask: Optional[jax.Array] = None, var_flo
     return jax.lax.stop_gradient(ratio_or_zero(w, jnp.sum(w, -1, keepdims=True)))
 
 
-def biv_loss(pred: jax.Array, target: jax.Array, var: jax.Array, xi=0., mask: Optional[jax.Array] = None) -> jax.Array:
+def biv_loss(pred: jax.Array, target: jax.Array, var: jax.Array, xi=0.0, mask: Optional[jax.Array] = None) -> jax.Array:
     "Eq. 1: the BIV-weighted sum of squared errors over the last axis; the weights and the target carry no gradient."
     return jnp.sum(biv_weights(var, xi, mask) * jnp.square(pred - jax.lax.stop_gradient(target)), -1)
 
 # %% ../nbs/70_biv.ipynb #bv000013
 def effective_batch_size(weights: jax.Array, mask: Optional[jax.Array] = None) -> jax.Array:
     "Eq. 2: `(sum w)^2 / sum w^2` over the last axis (masked samples left out), computed on `w / max w`."
-    w = weights if mask is None else jnp.where(mask, weights, 0.)
+    w = weights if mask is None else jnp.where(mask, weights, 0.0)
     w = ratio_or_zero(w, jnp.max(w, -1, keepdims=True))
     return ratio_or_zero(jnp.square(jnp.sum(w, -1)), jnp.sum(jnp.square(w), -1))
 
@@ -62,11 +62,12 @@ def xi_bracket(var: jax.Array, mask: jax.Array, r) -> jax.Array:
     big = jnp.max(jnp.where(mask, var, -jnp.inf), -1)
     small = jnp.min(jnp.where(mask, var, jnp.inf), -1)
     ratio = kantorovich_ratio(r)
-    return jnp.maximum(0., (big - ratio * small) / (ratio - 1))
+    return jnp.maximum(0.0, (big - ratio * small) / (ratio - 1))
 
 
-def solve_xi(var: jax.Array, ratio, mask: Optional[jax.Array] = None, iterations: int = 40,
-             var_floor: float = VAR_FLOOR) -> jax.Array:
+def solve_xi(
+    var: jax.Array, ratio, mask: Optional[jax.Array] = None, iterations: int = 40, var_floor: float = VAR_FLOOR
+) -> jax.Array:
     '''The smallest `xi >= 0` with `EBS(xi) >= MEBS`, `MEBS = min(ratio K, K - 1)` for the `K` valid samples of the last
     axis (0 if `EBS(0)` already is, or if `K < 2`): bisection on the Kantorovich bracket, `iterations` halvings.'''
     mask = jnp.ones(var.shape, bool) if mask is None else mask.astype(bool)
@@ -75,25 +76,33 @@ def solve_xi(var: jax.Array, ratio, mask: Optional[jax.Array] = None, iterations
     mebs = jnp.minimum(ratio * n, n - 1)
     enough = lambda xi: biv_ebs(var, xi, mask, var_floor) >= mebs
     hi = xi_bracket(var, mask, jnp.clip(mebs / jnp.maximum(n, 1), 1e-6, 1 - 1e-6))
-    hi = jnp.where(enough(hi), hi, 2 * hi + var_floor)             # float32 rounding at the bound's edge
+    hi = jnp.where(enough(hi), hi, 2 * hi + var_floor)  # float32 rounding at the bound's edge
+
     def halve(_, bounds):
         lo, hi = bounds
         mid = (lo + hi) / 2
         ok = enough(mid)
         return jnp.where(ok, lo, mid), jnp.where(ok, mid, hi)
+
     _, hi = jax.lax.fori_loop(0, iterations, halve, (jnp.zeros_like(hi), hi))
-    return jax.lax.stop_gradient(jnp.where(enough(jnp.zeros_like(hi)) | (n < 2), 0., hi))
+    return jax.lax.stop_gradient(jnp.where(enough(jnp.zeros_like(hi)) | (n < 2), 0.0, hi))
 
 # %% ../nbs/70_biv.ipynb #bv000019
-def gaussian_nll(mu: jax.Array, log_var: jax.Array, target: jax.Array, mask: Optional[jax.Array] = None,
-                 half: bool = True, log_var_clip: float = 20.) -> jax.Array:
+def gaussian_nll(
+    mu: jax.Array,
+    log_var: jax.Array,
+    target: jax.Array,
+    mask: Optional[jax.Array] = None,
+    half: bool = True,
+    log_var_clip: float = 20.0,
+) -> jax.Array:
     """Eq. 3, loss attenuation: the mean over the last axis of `e^2 / var + log var` (halved by default); target
     constant."""
     lv = jnp.clip(log_var, -log_var_clip, log_var_clip)
     per = jnp.square(mu - jax.lax.stop_gradient(target)) * jnp.exp(-lv) + lv
     per = per / 2 if half else per
     m = jnp.ones_like(per) if mask is None else mask.astype(per.dtype)
-    return jnp.sum(m * per, -1) / jnp.maximum(jnp.sum(m, -1), 1.)
+    return jnp.sum(m * per, -1) / jnp.maximum(jnp.sum(m, -1), 1.0)
 
 # %% ../nbs/70_biv.ipynb #bv000022
 def sampled_variance(mu: jax.Array, axis: int = 0) -> jax.Array:
@@ -123,45 +132,57 @@ def uwac_weights(var: jax.Array, beta, mask: Optional[jax.Array] = None, clip: f
     "UWAC (App. F, Eq. 17): `min(beta / var, clip) / K` over the `K` valid samples of the last axis."
     m = jnp.ones_like(var) if mask is None else mask.astype(var.dtype)
     w = m * jnp.minimum(beta / jnp.maximum(var, VAR_FLOOR), clip)
-    return jax.lax.stop_gradient(w / jnp.maximum(jnp.sum(m, -1, keepdims=True), 1.))
+    return jax.lax.stop_gradient(w / jnp.maximum(jnp.sum(m, -1, keepdims=True), 1.0))
 
 
 def sunrise_weights(std: jax.Array, temperature, mask: Optional[jax.Array] = None) -> jax.Array:
     "SUNRISE (App. F, Eq. 18): `(sigmoid(-std temperature) + 0.5) / K` on standard deviations."
     m = jnp.ones_like(std) if mask is None else mask.astype(std.dtype)
-    w = m * (jax.nn.sigmoid(-std * temperature) + .5)
-    return jax.lax.stop_gradient(w / jnp.maximum(jnp.sum(m, -1, keepdims=True), 1.))
+    w = m * (jax.nn.sigmoid(-std * temperature) + 0.5)
+    return jax.lax.stop_gradient(w / jnp.maximum(jnp.sum(m, -1, keepdims=True), 1.0))
 
 
-def loss_weights(weighting: str, var: jax.Array, mask: Optional[jax.Array] = None, *, ratio=.75, xi=None,
-                 beta=1., temperature=10.) -> jax.Array:
+def loss_weights(
+    weighting: str, var: jax.Array, mask: Optional[jax.Array] = None, *, ratio=0.75, xi=None, beta=1.0, temperature=10.0
+) -> jax.Array:
     '''Per-sample loss weights summing to 1 over the valid samples (UWAC, SUNRISE: to their own totals): `uniform`,
     `biv` (with `xi`, or `solve_xi(var, ratio)` when `xi` is None), `uwac` (`beta`) or `sunrise` (`temperature`).'''
     check_choice('weighting', weighting, WEIGHTINGS)
     m = jnp.ones(var.shape, bool) if mask is None else mask.astype(bool)
-    if weighting == 'uniform': return biv_weights(jnp.ones_like(var), 0., m)
-    if weighting == 'biv': return biv_weights(var, solve_xi(var, ratio, m) if xi is None else xi, m)
-    if weighting == 'uwac': return uwac_weights(var, beta, m)
-    return sunrise_weights(jnp.sqrt(jnp.maximum(var, 0.)), temperature, m)
+    if weighting == 'uniform':
+        return biv_weights(jnp.ones_like(var), 0.0, m)
+    if weighting == 'biv':
+        return biv_weights(var, solve_xi(var, ratio, m) if xi is None else xi, m)
+    if weighting == 'uwac':
+        return uwac_weights(var, beta, m)
+    return sunrise_weights(jnp.sqrt(jnp.maximum(var, 0.0)), temperature, m)
 
 # %% ../nbs/70_biv.ipynb #bvcfg002
 VARIANCES = ('var_ensemble', 'sampled')
-TARGET_VARIANCES = {'var_ensemble': mixture_variance, 'sampled': disagreement_variance}   # variance -> its rule
+TARGET_VARIANCES = {'var_ensemble': mixture_variance, 'sampled': disagreement_variance}  # variance -> its rule
 
 
 @dataclass(frozen=True)
 class BIVConfig(Config):
     "The options of an inverse-variance agent: the target variance, the weighting, MEBS or ξ, loss attenuation."
-    variance: str = option('var_ensemble', choice(*VARIANCES),
-                           help="target variance: the var-ensemble's mixture (Eq. 14) or the members' disagreement")
+
+    variance: str = option(
+        'var_ensemble',
+        choice(*VARIANCES),
+        help="target variance: the var-ensemble's mixture (Eq. 14) or the members' disagreement",
+    )
     weighting: str = option('biv', choice(*WEIGHTINGS), help='per-sample weights of the TD loss (App. F)')
-    mebs_ratio: float = option(.99, number(0, 1, low_open=True), traced=True,
-                               help='BIV: minimal effective batch size as a fraction of the valid batch')
+    mebs_ratio: float = option(
+        0.99,
+        number(0, 1, low_open=True),
+        traced=True,
+        help='BIV: minimal effective batch size as a fraction of the valid batch',
+    )
     xi: float | None = option(None, optional(number(0)), help='BIV: a constant ξ (None: the smallest with EBS ≥ MEBS)')
-    la_weight: float = option(10., number(0), traced=True, help='λ, the weight of loss attenuation (half NLL)')
-    log_var_clip: float = option(20., number(0, low_open=True), help='clip of the predicted log-variance')
+    la_weight: float = option(10.0, number(0), traced=True, help='λ, the weight of loss attenuation (half NLL)')
+    log_var_clip: float = option(20.0, number(0, low_open=True), help='clip of the predicted log-variance')
     uwac_beta: float = option(1.6, number(0, low_open=True), traced=True, help='UWAC weighting: β')
-    sunrise_temperature: float = option(20., number(0, low_open=True), traced=True, help='SUNRISE weighting: T')
+    sunrise_temperature: float = option(20.0, number(0, low_open=True), traced=True, help='SUNRISE weighting: T')
 
     def variance_rule(self):
         "The rule `(mu, var, axis) -> variance` of the target's variance that `variance` names, chosen once."
@@ -171,20 +192,47 @@ class BIVConfig(Config):
 def member_weights(config: BIVConfig, hparams, var: jax.Array, valid: jax.Array, member_axis: int = 0) -> jax.Array:
     """Per-member loss weights of target variances `var` over each member's `valid` samples (own ξ each), in the
     layout of `var`: members on `member_axis` (`[N, B]` by default; IV-DQN's batches are `[B, N]`)."""
-    weigh = lambda v, m: loss_weights(config.weighting, v, m, ratio=hparams.mebs_ratio, xi=config.xi,
-                                      beta=hparams.uwac_beta, temperature=hparams.sunrise_temperature)
+    weigh = lambda v, m: loss_weights(
+        config.weighting,
+        v,
+        m,
+        ratio=hparams.mebs_ratio,
+        xi=config.xi,
+        beta=hparams.uwac_beta,
+        temperature=hparams.sunrise_temperature,
+    )
     return jax.vmap(weigh, in_axes=member_axis, out_axes=member_axis)(var, valid)
 
 # %% ../nbs/70_biv.ipynb #64db2ee8
 # The IV-RL authors' bsuite code (Mai et al., 2022) on cartpole_noise, for IV-DQN and its baselines alike: 5 members,
 # masks at 0.5, ε = 0.05 on top of the episode's head, learning every 2 steps from 64 transitions, a hard target copy
 # every 50 environment steps, gradient norm clipped at 5, 2^16 replay, 4-step returns.
-IV_RL_CARTPOLE = dict(num_ensemble=5, mask_prob=.5, epsilon=.05, sgd_period=2, target_update_period=25,
-                      max_grad_norm=5., replay_capacity=2 ** 16, min_replay_size=64, n_step=4)
+IV_RL_CARTPOLE = dict(
+    num_ensemble=5,
+    mask_prob=0.5,
+    epsilon=0.05,
+    sgd_period=2,
+    target_update_period=25,
+    max_grad_norm=5.0,
+    replay_capacity=2**16,
+    min_replay_size=64,
+    n_step=4,
+)
 # Their MountainCar settings (the paper's per-environment table): batch 256 effective (512 sampled at masks 0.5), prior
 # scale 10, IV-DQN with a constant ξ = 1000 and λ = 1; our hard target copy every 20 steps for their Polyak τ = 0.05.
 # They decay ε per episode from 1 (0.98) on top of every agent; our ensemble agents keep ε = 0.01 (their floor) and
 # explore with heads and priors.
-IV_RL_MOUNTAINCAR = dict(batch_size=512, learning_rate=1e-3, sgd_period=1, target_update_period=20,
-                         replay_capacity=100_000, min_replay_size=512, n_step=1, epsilon=.01, max_grad_norm=None,
-                         prior_scale=10., mask_prob=.5, num_ensemble=5)
+IV_RL_MOUNTAINCAR = dict(
+    batch_size=512,
+    learning_rate=1e-3,
+    sgd_period=1,
+    target_update_period=20,
+    replay_capacity=100_000,
+    min_replay_size=512,
+    n_step=1,
+    epsilon=0.01,
+    max_grad_norm=None,
+    prior_scale=10.0,
+    mask_prob=0.5,
+    num_ensemble=5,
+)

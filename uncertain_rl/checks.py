@@ -29,11 +29,16 @@ def check_int(name: str, value, low: int = 0, high: int | None = None) -> int:
     return int(value)
 
 
-def check_number(name: str, value, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
-                 high_open: bool = False) -> float:
+def check_number(
+    name: str, value, low: float = -np.inf, high: float = np.inf, low_open: bool = False, high_open: bool = False
+) -> float:
     "`value` as a `float` if it is a finite number in the interval from `low` to `high`, else a `ValueError`."
-    inside = _is_number(value) and np.isfinite(value) and (value > low if low_open else value >= low) and (
-        value < high if high_open else value <= high)
+    inside = (
+        _is_number(value)
+        and np.isfinite(value)
+        and (value > low if low_open else value >= low)
+        and (value < high if high_open else value <= high)
+    )
     if not inside:
         interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
         raise ValueError(f"{name} must be a finite number in {interval}, got {value!r}")
@@ -49,17 +54,22 @@ def check_choice(name: str, value, allowed: tuple):
 
 def check_bool(name: str, value) -> bool:
     "`value` if it is `True` or `False` (not 0 or 1), else a `ValueError`."
-    if not isinstance(value, (bool, np.bool_)): raise ValueError(f"{name} must be True or False, got {value!r}")
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def check_sizes(name: str, value, allow_empty: bool = False) -> tuple:
     "`value` as a tuple of positive integers (layer widths), non-empty unless `allow_empty`."
-    ok = isinstance(value, (tuple, list)) and (allow_empty or len(value) > 0) and all(
-        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1 for v in value)
+    ok = (
+        isinstance(value, (tuple, list))
+        and (allow_empty or len(value) > 0)
+        and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 1 for v in value)
+    )
     if not ok:
-        raise ValueError(f"{name} must be a {'' if allow_empty else 'non-empty '}tuple of positive integers, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"{name} must be a {'' if allow_empty else 'non-empty '}tuple of positive integers, got {value!r}"
+        )
     return tuple(int(v) for v in value)
 
 # %% ../nbs/00_checks.ipynb #b3c48f3c
@@ -92,9 +102,13 @@ def sizes(allow_empty: bool = False) -> Callable:
 
 def optional(check: Callable) -> Callable:
     "A check: `None`, or what `check` accepts."
+
     def run(name, value):
-        try: return None if value is None else check(name, value)
-        except ValueError as e: raise ValueError(f"{e} (or None)") from None
+        try:
+            return None if value is None else check(name, value)
+        except ValueError as e:
+            raise ValueError(f"{e} (or None)") from None
+
     run.choices = getattr(check, 'choices', None)
     return run
 
@@ -107,30 +121,43 @@ def option(default, check: Callable, traced: bool | Callable = False, help: str 
 @jax.tree_util.register_pytree_with_keys_class
 class Hparams:
     "Numeric hyperparameters as a pytree of arrays: `h.name` reads one, `h.replace(name=value)` makes a new set."
+
     __slots__ = ('_values',)
 
-    def __init__(self, **values): object.__setattr__(self, '_values', dict(values))
+    def __init__(self, **values):
+        object.__setattr__(self, '_values', dict(values))
 
     def __getattr__(self, name):
-        try: return object.__getattribute__(self, '_values')[name]
-        except KeyError: raise AttributeError(f"no hyperparameter {name!r}; have {', '.join(self._values)}") from None
+        try:
+            return object.__getattribute__(self, '_values')[name]
+        except KeyError:
+            raise AttributeError(f"no hyperparameter {name!r}; have {', '.join(self._values)}") from None
 
-    def __setattr__(self, name, value): raise AttributeError("Hparams are immutable: use .replace(...)")
-    def __repr__(self): return f"Hparams({', '.join(f'{k}={v}' for k, v in self._values.items())})"
-    def keys(self) -> tuple: return tuple(self._values)
-    def asdict(self) -> dict: return dict(self._values)
+    def __setattr__(self, name, value):
+        raise AttributeError("Hparams are immutable: use .replace(...)")
+
+    def __repr__(self):
+        return f"Hparams({', '.join(f'{k}={v}' for k, v in self._values.items())})"
+
+    def keys(self) -> tuple:
+        return tuple(self._values)
+
+    def asdict(self) -> dict:
+        return dict(self._values)
 
     def replace(self, **changes) -> 'Hparams':
         "The same hyperparameters with `changes`; names must exist."
         unknown = [k for k in changes if k not in self._values]
-        if unknown: raise ValueError(f"unknown hyperparameter {unknown[0]!r}; have {', '.join(self._values)}")
+        if unknown:
+            raise ValueError(f"unknown hyperparameter {unknown[0]!r}; have {', '.join(self._values)}")
         return Hparams(**{**self._values, **changes})
 
     def tree_flatten_with_keys(self):
         return [(jax.tree_util.GetAttrKey(k), v) for k, v in self._values.items()], tuple(self._values)
 
     @classmethod
-    def tree_unflatten(cls, names, values): return cls(**dict(zip(names, values)))
+    def tree_unflatten(cls, names, values):
+        return cls(**dict(zip(names, values)))
 
 # %% ../nbs/00_checks.ipynb #26219ca0
 @dataclass(frozen=True)
@@ -140,14 +167,16 @@ class Config:
     def __post_init__(self):
         for f in fields(self):
             check = self.field_info(f.name).get('check')
-            if check is not None: object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
+            if check is not None:
+                object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
 
     @classmethod
     def field_info(cls, name: str) -> dict:
         "The `option` metadata of field `name`: check, traced, help (inherited where a subclass changed the default)."
         for klass in cls.__mro__:
             f = getattr(klass, '__dataclass_fields__', {}).get(name)
-            if f is not None and f.metadata: return dict(f.metadata)
+            if f is not None and f.metadata:
+                return dict(f.metadata)
         return {}
 
     @classmethod

@@ -23,8 +23,14 @@ import jax.numpy as jnp
 import mctx
 
 from .checks import check_choice, check_int
-from .propagation import (AGGREGATIONS, backup_variance, edge_std_from_node_std, edge_std_from_node_var,
-                                      running_mean, safe_sqrt)
+from uncertain_rl.propagation import (
+    AGGREGATIONS,
+    backup_variance,
+    edge_std_from_node_std,
+    edge_std_from_node_var,
+    running_mean,
+    safe_sqrt,
+)
 
 # %% ../nbs/61_emcts.ipynb #em000008
 T = TypeVar('T')
@@ -34,38 +40,41 @@ T = TypeVar('T')
 class EpistemicTree(Generic[T]):
     """A batched search tree: every field of `mctx.Tree` (same names, same meaning) plus the epistemic statistics.
     `B` is the batch, `N = num_simulations + 1` the nodes, `A` the actions."""
-    node_visits: chex.Array              # [B, N]
-    raw_values: chex.Array               # [B, N]
-    node_values: chex.Array              # [B, N]
-    parents: chex.Array                  # [B, N]
-    action_from_parent: chex.Array       # [B, N]
-    children_index: chex.Array           # [B, N, A]
-    children_prior_logits: chex.Array    # [B, N, A]
-    children_visits: chex.Array          # [B, N, A]
-    children_rewards: chex.Array         # [B, N, A]
-    children_discounts: chex.Array       # [B, N, A]
-    children_values: chex.Array          # [B, N, A]
-    embeddings: Any                      # [B, N, ...]
-    root_invalid_actions: chex.Array     # [B, A]
-    extra_data: T                        # [B, ...]
-    raw_value_vars: chex.Array           # [B, N] Var[V(s)] predicted when s was (last) expanded
-    node_stds: chex.Array                # [B, N] sigma_V(s): the aggregation's node std (bounds, (E))
-    node_vars: chex.Array                # [B, N] the mean variance of the value backups at s ((V))
-    children_reward_vars: chex.Array     # [B, N, A] Var[R(s, a)] of each edge
-    children_q_stds: chex.Array          # [B, N, A] sigma_q(s, a) under the aggregation (Eq. 15)
-    beta: chex.Array                     # [B] the optimism of each search
-    min_qvalue: chex.Array               # [B] the smallest q^beta backed up anywhere in the tree (+inf before any)
-    max_qvalue: chex.Array               # [B] the largest (-inf before any): MuZero's tree-wide MinMaxStats
+
+    node_visits: chex.Array  # [B, N]
+    raw_values: chex.Array  # [B, N]
+    node_values: chex.Array  # [B, N]
+    parents: chex.Array  # [B, N]
+    action_from_parent: chex.Array  # [B, N]
+    children_index: chex.Array  # [B, N, A]
+    children_prior_logits: chex.Array  # [B, N, A]
+    children_visits: chex.Array  # [B, N, A]
+    children_rewards: chex.Array  # [B, N, A]
+    children_discounts: chex.Array  # [B, N, A]
+    children_values: chex.Array  # [B, N, A]
+    embeddings: Any  # [B, N, ...]
+    root_invalid_actions: chex.Array  # [B, A]
+    extra_data: T  # [B, ...]
+    raw_value_vars: chex.Array  # [B, N] Var[V(s)] predicted when s was (last) expanded
+    node_stds: chex.Array  # [B, N] sigma_V(s): the aggregation's node std (bounds, (E))
+    node_vars: chex.Array  # [B, N] the mean variance of the value backups at s ((V))
+    children_reward_vars: chex.Array  # [B, N, A] Var[R(s, a)] of each edge
+    children_q_stds: chex.Array  # [B, N, A] sigma_q(s, a) under the aggregation (Eq. 15)
+    beta: chex.Array  # [B] the optimism of each search
+    min_qvalue: chex.Array  # [B] the smallest q^beta backed up anywhere in the tree (+inf before any)
+    max_qvalue: chex.Array  # [B] the largest (-inf before any): MuZero's tree-wide MinMaxStats
 
     ROOT_INDEX: ClassVar[int] = 0
     NO_PARENT: ClassVar[int] = -1
     UNVISITED: ClassVar[int] = -1
 
     @property
-    def num_actions(self): return self.children_index.shape[-1]
+    def num_actions(self):
+        return self.children_index.shape[-1]
 
     @property
-    def num_simulations(self): return self.node_visits.shape[-1] - 1
+    def num_simulations(self):
+        return self.node_visits.shape[-1] - 1
 
     def qvalues(self, indices):
         "`q(s, a) = r(s, a) + d(s, a) v(child)` for node `indices` (a scalar on an unbatched tree, or `[B]`)."
@@ -87,13 +96,18 @@ class EpistemicTree(Generic[T]):
         "The root's `sigma_V` and per-action `sigma_q`, `sigma_q^2`."
         root = jnp.full(self.node_values.shape[:1], self.ROOT_INDEX)
         q_std = self.qvalues_std(root)
-        return EpistemicSummary(value_std=self.node_stds[:, self.ROOT_INDEX], qvalues_std=q_std,
-                                qvalues_var=jnp.square(q_std), beta=self.beta)
+        return EpistemicSummary(
+            value_std=self.node_stds[:, self.ROOT_INDEX],
+            qvalues_std=q_std,
+            qvalues_var=jnp.square(q_std),
+            beta=self.beta,
+        )
 
 
 @chex.dataclass(frozen=True)
 class EpistemicSummary:
     "Root statistics of an epistemic search: `value_std [B]`, `qvalues_std [B, A]`, `qvalues_var [B, A]`, `beta [B]`."
+
     value_std: chex.Array
     qvalues_std: chex.Array
     qvalues_var: chex.Array
@@ -113,6 +127,7 @@ def _batched_or_not(fn, tree, indices):
 class EpistemicRootFnOutput:
     """The root: `prior_logits [B, A]`, `value [B]`, its epistemic variance `value_var [B]`, and the `embedding [B,
     ...]`."""
+
     prior_logits: chex.Array
     value: chex.Array
     value_var: chex.Array
@@ -122,6 +137,7 @@ class EpistemicRootFnOutput:
 @chex.dataclass(frozen=True)
 class EpistemicRecurrentFnOutput:
     "mctx's `RecurrentFnOutput` (`reward`, `discount`, `prior_logits`, `value`) plus `Var[R(s, a)]` and `Var[V(s')]`."
+
     reward: chex.Array
     discount: chex.Array
     prior_logits: chex.Array
@@ -130,22 +146,35 @@ class EpistemicRecurrentFnOutput:
     value_var: chex.Array
 
 # %% ../nbs/61_emcts.ipynb #em000011
-def epistemic_root(root: mctx.RootFnOutput, value_var=0.) -> EpistemicRootFnOutput:
+def epistemic_root(root: mctx.RootFnOutput, value_var=0.0) -> EpistemicRootFnOutput:
     "An mctx root with a value variance (default 0) added."
-    return EpistemicRootFnOutput(prior_logits=root.prior_logits, value=root.value,
-                                 value_var=jnp.broadcast_to(jnp.asarray(value_var, root.value.dtype), root.value.shape),
-                                 embedding=root.embedding)
+    return EpistemicRootFnOutput(
+        prior_logits=root.prior_logits,
+        value=root.value,
+        value_var=jnp.broadcast_to(jnp.asarray(value_var, root.value.dtype), root.value.shape),
+        embedding=root.embedding,
+    )
 
 
 def epistemic_recurrent_fn(recurrent_fn: Callable, variance_fn: Optional[Callable] = None) -> Callable:
     """Lift a plain mctx `recurrent_fn`: `variance_fn(params, action, embedding, next_embedding) -> (reward_var,
     value_var)` supplies the variances (zeros without one)."""
+
     def lifted(params, rng_key, action, embedding):
         out, next_embedding = recurrent_fn(params, rng_key, action, embedding)
-        if variance_fn is None: reward_var, value_var = jnp.zeros_like(out.reward), jnp.zeros_like(out.value)
-        else: reward_var, value_var = variance_fn(params, action, embedding, next_embedding)
-        return EpistemicRecurrentFnOutput(reward=out.reward, discount=out.discount, prior_logits=out.prior_logits,
-                                          value=out.value, reward_var=reward_var, value_var=value_var), next_embedding
+        if variance_fn is None:
+            reward_var, value_var = jnp.zeros_like(out.reward), jnp.zeros_like(out.value)
+        else:
+            reward_var, value_var = variance_fn(params, action, embedding, next_embedding)
+        return EpistemicRecurrentFnOutput(
+            reward=out.reward,
+            discount=out.discount,
+            prior_logits=out.prior_logits,
+            value=out.value,
+            reward_var=reward_var,
+            value_var=value_var,
+        ), next_embedding
+
     return lifted
 
 # %% ../nbs/61_emcts.ipynb #em000014
@@ -171,11 +200,13 @@ def update_tree_node(tree: EpistemicTree, node_index, prior_logits, value, value
         embeddings=jax.tree.map(lambda t, s: batch_update(t, s, node_index), tree.embeddings, embedding),
         raw_value_vars=batch_update(tree.raw_value_vars, value_var, node_index),
         node_stds=batch_update(tree.node_stds, safe_sqrt(value_var), node_index),
-        node_vars=batch_update(tree.node_vars, value_var, node_index))
+        node_vars=batch_update(tree.node_vars, value_var, node_index),
+    )
 
 
-def instantiate_epistemic_tree(root: EpistemicRootFnOutput, num_simulations: int, root_invalid_actions,
-                               extra_data: Any, beta) -> EpistemicTree:
+def instantiate_epistemic_tree(
+    root: EpistemicRootFnOutput, num_simulations: int, root_invalid_actions, extra_data: Any, beta
+) -> EpistemicTree:
     "All storage for `num_simulations` simulations, the root written in (mctx's `instantiate_tree_from_root`)."
     chex.assert_rank(root.prior_logits, 2)
     batch_size, num_actions = root.prior_logits.shape
@@ -204,13 +235,16 @@ def instantiate_epistemic_tree(root: EpistemicRootFnOutput, num_simulations: int
         children_reward_vars=jnp.zeros(batch_node_action, dtype),
         children_q_stds=jnp.zeros(batch_node_action, dtype),
         beta=jnp.broadcast_to(jnp.asarray(beta, dtype), (batch_size,)),
-        min_qvalue=jnp.full((batch_size,), jnp.inf, dtype), max_qvalue=jnp.full((batch_size,), -jnp.inf, dtype))
+        min_qvalue=jnp.full((batch_size,), jnp.inf, dtype),
+        max_qvalue=jnp.full((batch_size,), -jnp.inf, dtype),
+    )
     root_index = jnp.full([batch_size], EpistemicTree.ROOT_INDEX)
     return update_tree_node(tree, root_index, root.prior_logits, root.value, root.value_var, root.embedding)
 
 # %% ../nbs/61_emcts.ipynb #em000017
-def random_tabular_model(key, num_states: int, num_actions: int, var_scale: float = 0.,
-                         terminal_prob: float = 0.1, discount: float = 0.9) -> dict:
+def random_tabular_model(
+    key, num_states: int, num_actions: int, var_scale: float = 0.0, terminal_prob: float = 0.1, discount: float = 0.9
+) -> dict:
     """A random tabular model for tests and demos: transitions, rewards, discounts (0 with `terminal_prob`), prior
     logits, values, and reward and value variances uniform in `[0, var_scale]`."""
     num_states = check_int('num_states', num_states, 1)
@@ -219,17 +253,22 @@ def random_tabular_model(key, num_states: int, num_actions: int, var_scale: floa
     return dict(
         next_state=jax.random.randint(k[0], (num_states, num_actions), 0, num_states),
         reward=jax.random.normal(k[1], (num_states, num_actions)),
-        discount=jnp.where(jax.random.uniform(k[2], (num_states, num_actions)) < terminal_prob, 0., discount),
+        discount=jnp.where(jax.random.uniform(k[2], (num_states, num_actions)) < terminal_prob, 0.0, discount),
         prior_logits=jax.random.normal(k[3], (num_states, num_actions)),
         value=jax.random.normal(k[4], (num_states,)),
         reward_var=var_scale * jax.random.uniform(k[5], (num_states, num_actions)),
-        value_var=var_scale * jax.random.uniform(k[6], (num_states,)))
+        value_var=var_scale * jax.random.uniform(k[6], (num_states,)),
+    )
 
 
 def tabular_root(model: dict, state) -> EpistemicRootFnOutput:
     "The root at states `[B]` (the embedding is the state index)."
-    return EpistemicRootFnOutput(prior_logits=model['prior_logits'][state], value=model['value'][state],
-                                 value_var=model['value_var'][state], embedding=state)
+    return EpistemicRootFnOutput(
+        prior_logits=model['prior_logits'][state],
+        value=model['value'][state],
+        value_var=model['value_var'][state],
+        embedding=state,
+    )
 
 
 def tabular_recurrent_fn(model: dict, rng_key, action, state):
@@ -237,27 +276,41 @@ def tabular_recurrent_fn(model: dict, rng_key, action, state):
     del rng_key
     nxt = model['next_state'][state, action]
     return EpistemicRecurrentFnOutput(
-        reward=model['reward'][state, action], discount=model['discount'][state, action],
-        prior_logits=model['prior_logits'][nxt], value=model['value'][nxt],
-        reward_var=model['reward_var'][state, action], value_var=model['value_var'][nxt]), nxt
+        reward=model['reward'][state, action],
+        discount=model['discount'][state, action],
+        prior_logits=model['prior_logits'][nxt],
+        value=model['value'][nxt],
+        reward_var=model['reward_var'][state, action],
+        value_var=model['value_var'][nxt],
+    ), nxt
 
 
 def as_mctx(root: EpistemicRootFnOutput, recurrent_fn: Callable):
     "The same root and model with the variances dropped: the inputs of `mctx.muzero_policy` (the beta = 0 oracle)."
+
     def plain(params, rng_key, action, embedding):
         out, nxt = recurrent_fn(params, rng_key, action, embedding)
-        return mctx.RecurrentFnOutput(reward=out.reward, discount=out.discount, prior_logits=out.prior_logits,
-                                      value=out.value), nxt
+        return mctx.RecurrentFnOutput(
+            reward=out.reward, discount=out.discount, prior_logits=out.prior_logits, value=out.value
+        ), nxt
+
     return mctx.RootFnOutput(prior_logits=root.prior_logits, value=root.value, embedding=root.embedding), plain
 
 
-def two_armed_model(var_b: float = 1., discount: float = .9) -> dict:
+def two_armed_model(var_b: float = 1.0, discount: float = 0.9) -> dict:
     """The two-armed tree of the figure at the top: from the root (state 0) action 0 leads to the known arm A
     (state 1), action 1 to arm B (state 2), whose every state has `Var[V] = var_b`; rewards and values 0, uniform
     priors, both arms absorbing."""
     z = jnp.zeros((3, 2))
-    return dict(next_state=jnp.array([[1, 2], [1, 1], [2, 2]]), reward=z, discount=z + discount, prior_logits=z,
-                value=jnp.zeros(3), reward_var=z, value_var=jnp.array([0., 0., var_b]))
+    return dict(
+        next_state=jnp.array([[1, 2], [1, 1], [2, 2]]),
+        reward=z,
+        discount=z + discount,
+        prior_logits=z,
+        value=jnp.zeros(3),
+        reward_var=z,
+        value_var=jnp.array([0.0, 0.0, var_b]),
+    )
 
 # %% ../nbs/61_emcts.ipynb #em000020
 class _SimulationState(NamedTuple):
@@ -272,7 +325,9 @@ class _SimulationState(NamedTuple):
 @functools.partial(jax.vmap, in_axes=[0, 0, None, None], out_axes=0)
 def simulate(rng_key, tree: EpistemicTree, action_selection_fn: Callable, max_depth: int):
     "mctx's `simulate`: descend from the root while the selected child exists and `max_depth` is not reached."
-    def cond_fun(state): return state.is_continuing
+
+    def cond_fun(state):
+        return state.is_continuing
 
     def body_fun(state):
         node_index = state.next_node_index
@@ -281,27 +336,46 @@ def simulate(rng_key, tree: EpistemicTree, action_selection_fn: Callable, max_de
         next_node_index = tree.children_index[node_index, action]
         depth = state.depth + 1
         is_continuing = jnp.logical_and(next_node_index != EpistemicTree.UNVISITED, depth < max_depth)
-        return _SimulationState(rng_key=rng_key, node_index=node_index, action=action,
-                                next_node_index=next_node_index, depth=depth, is_continuing=is_continuing)
+        return _SimulationState(
+            rng_key=rng_key,
+            node_index=node_index,
+            action=action,
+            next_node_index=next_node_index,
+            depth=depth,
+            is_continuing=is_continuing,
+        )
 
     node_index = jnp.array(EpistemicTree.ROOT_INDEX, dtype=jnp.int32)
     depth = jnp.zeros((), dtype=tree.children_prior_logits.dtype)
-    initial_state = _SimulationState(rng_key=rng_key, node_index=tree.NO_PARENT, action=tree.NO_PARENT,
-                                     next_node_index=node_index, depth=depth, is_continuing=jnp.array(True))
+    initial_state = _SimulationState(
+        rng_key=rng_key,
+        node_index=tree.NO_PARENT,
+        action=tree.NO_PARENT,
+        next_node_index=node_index,
+        depth=depth,
+        is_continuing=jnp.array(True),
+    )
     end_state = jax.lax.while_loop(cond_fun, body_fun, initial_state)
     return end_state.node_index, end_state.action
 
 
 def switching_action_selection(root_action_selection_fn: Callable, interior_action_selection_fn: Callable) -> Callable:
     "mctx's switch: the root selector at depth 0, the interior one below."
+
     def action_selection_fn(rng_key, tree, node_index, depth):
-        return jax.lax.cond(depth == 0, lambda x: root_action_selection_fn(*x[:3]),
-                            lambda x: interior_action_selection_fn(*x), (rng_key, tree, node_index, depth))
+        return jax.lax.cond(
+            depth == 0,
+            lambda x: root_action_selection_fn(*x[:3]),
+            lambda x: interior_action_selection_fn(*x),
+            (rng_key, tree, node_index, depth),
+        )
+
     return action_selection_fn
 
 # %% ../nbs/61_emcts.ipynb #em000021
-def expand(params, rng_key, tree: EpistemicTree, recurrent_fn: Callable, parent_index, action,
-           next_node_index) -> EpistemicTree:
+def expand(
+    params, rng_key, tree: EpistemicTree, recurrent_fn: Callable, parent_index, action, next_node_index
+) -> EpistemicTree:
     "mctx's `expand`, also storing the child's `Var[V]` and the edge's `Var[R]`."
     batch_size = tree.node_values.shape[0]
     batch_range = jnp.arange(batch_size)
@@ -317,7 +391,8 @@ def expand(params, rng_key, tree: EpistemicTree, recurrent_fn: Callable, parent_
         children_discounts=batch_update(tree.children_discounts, step.discount, parent_index, action),
         children_reward_vars=batch_update(tree.children_reward_vars, step.reward_var, parent_index, action),
         parents=batch_update(tree.parents, parent_index, next_node_index),
-        action_from_parent=batch_update(tree.action_from_parent, action, next_node_index))
+        action_from_parent=batch_update(tree.action_from_parent, action, next_node_index),
+    )
 
 # %% ../nbs/61_emcts.ipynb #em000023
 def edge_and_node_stds(tree: EpistemicTree, parent, action, child, backup_var, count, aggregation: str):
@@ -325,19 +400,25 @@ def edge_and_node_stds(tree: EpistemicTree, parent, action, child, backup_var, c
     new `(node_std, node_var)` and the edge's new `sigma_q` (Eq. 15); `count` is the parent's visit count before."""
     backup_std = safe_sqrt(backup_var)
     node_var = running_mean(tree.node_vars[parent], backup_var, count + 1)
-    node_std = (safe_sqrt(node_var) if aggregation == 'var_mean'
-                else running_mean(tree.node_stds[parent], backup_std, count + 1))
+    node_std = (
+        safe_sqrt(node_var)
+        if aggregation == 'var_mean'
+        else running_mean(tree.node_stds[parent], backup_std, count + 1)
+    )
     reward_var, discount = tree.children_reward_vars[parent, action], tree.children_discounts[parent, action]
     if aggregation == 'edge_std':
         q_std = running_mean(tree.children_q_stds[parent, action], backup_std, tree.children_visits[parent, action] + 1)
-    elif aggregation == 'node_std': q_std = edge_std_from_node_std(reward_var, discount, tree.node_stds[child])
-    else: q_std = edge_std_from_node_var(reward_var, discount, tree.node_vars[child])
+    elif aggregation == 'node_std':
+        q_std = edge_std_from_node_std(reward_var, discount, tree.node_stds[child])
+    else:
+        q_std = edge_std_from_node_var(reward_var, discount, tree.node_vars[child])
     return node_std, node_var, q_std
 
 
 def backward_one_tree(tree: EpistemicTree, leaf_index, aggregation: str) -> EpistemicTree:
     """mctx's `backward` for one tree (mctx vmaps it), also carrying the backup's variance up with squared discounts,
     and widening the tree-wide bounds with each edge's `q^beta` after its update (MuZero's `MinMaxStats`)."""
+
     def cond_fun(loop_state):
         return loop_state[-1] != EpistemicTree.ROOT_INDEX
 
@@ -348,28 +429,34 @@ def backward_one_tree(tree: EpistemicTree, leaf_index, aggregation: str) -> Epis
         action = tree.action_from_parent[index]
         reward = tree.children_rewards[parent, action]
         leaf_value = reward + tree.children_discounts[parent, action] * leaf_value
-        leaf_var = backup_variance(tree.children_reward_vars[parent, action], tree.children_discounts[parent, action],
-                                   leaf_var)
+        leaf_var = backup_variance(
+            tree.children_reward_vars[parent, action], tree.children_discounts[parent, action], leaf_var
+        )
         parent_value = (tree.node_values[parent] * count + leaf_value) / (count + 1.0)
         children_values = tree.node_values[index]
         children_counts = tree.children_visits[parent, action] + 1
         node_std, node_var, q_std = edge_and_node_stds(tree, parent, action, index, leaf_var, count, aggregation)
-        q_beta = reward + tree.children_discounts[parent, action] * children_values + tree.beta * q_std   # the edge's q^beta
+        q_beta = (
+            reward + tree.children_discounts[parent, action] * children_values + tree.beta * q_std
+        )  # the edge's q^beta
         tree = tree.replace(
-            min_qvalue=jnp.minimum(tree.min_qvalue, q_beta), max_qvalue=jnp.maximum(tree.max_qvalue, q_beta),
+            min_qvalue=jnp.minimum(tree.min_qvalue, q_beta),
+            max_qvalue=jnp.maximum(tree.max_qvalue, q_beta),
             node_values=update(tree.node_values, parent_value, parent),
             node_visits=update(tree.node_visits, count + 1, parent),
             children_values=update(tree.children_values, children_values, parent, action),
             children_visits=update(tree.children_visits, children_counts, parent, action),
             node_stds=update(tree.node_stds, node_std, parent),
             node_vars=update(tree.node_vars, node_var, parent),
-            children_q_stds=update(tree.children_q_stds, q_std, parent, action))
+            children_q_stds=update(tree.children_q_stds, q_std, parent, action),
+        )
         return tree, leaf_value, leaf_var, parent
 
     leaf_index = jnp.asarray(leaf_index, dtype=jnp.int32)
     loop_state = (tree, tree.node_values[leaf_index], tree.raw_value_vars[leaf_index], leaf_index)
     tree, _, _, _ = jax.lax.while_loop(cond_fun, body_fun, loop_state)
     return tree
+
 
 def backward(tree: EpistemicTree, leaf_index, aggregation: str = 'edge_std') -> EpistemicTree:
     """`backward_one_tree` on a batch of trees, written batched: one while loop runs until every row has reached its
@@ -388,11 +475,14 @@ def backward(tree: EpistemicTree, leaf_index, aggregation: str = 'edge_std') -> 
         value = reward + discount * leaf_value
         var = backup_variance(tree.children_reward_vars[rows, parent, action], discount, leaf_var)
         node_std, node_var, q_std = stds(tree, parent, action, index, var, count)
-        q_beta = reward + discount * tree.node_values[rows, index] + tree.beta * q_std    # the edge's q^beta, updated
-        target = jnp.where(active, parent, num_nodes)                       # out of range: the write is dropped
-        def put(x, v, *idx): return x.at[(rows, target) + idx].set(v, mode='drop')
+        q_beta = reward + discount * tree.node_values[rows, index] + tree.beta * q_std  # the edge's q^beta, updated
+        target = jnp.where(active, parent, num_nodes)  # out of range: the write is dropped
+
+        def put(x, v, *idx):
+            return x.at[(rows, target) + idx].set(v, mode='drop')
+
         tree = tree.replace(
-            node_values=put(tree.node_values, (tree.node_values[rows, parent] * count + value) / (count + 1.)),
+            node_values=put(tree.node_values, (tree.node_values[rows, parent] * count + value) / (count + 1.0)),
             node_visits=put(tree.node_visits, count + 1),
             children_values=put(tree.children_values, tree.node_values[rows, index], action),
             children_visits=put(tree.children_visits, tree.children_visits[rows, parent, action] + 1, action),
@@ -400,31 +490,50 @@ def backward(tree: EpistemicTree, leaf_index, aggregation: str = 'edge_std') -> 
             node_vars=put(tree.node_vars, node_var),
             children_q_stds=put(tree.children_q_stds, q_std, action),
             min_qvalue=jnp.where(active, jnp.minimum(tree.min_qvalue, q_beta), tree.min_qvalue),
-            max_qvalue=jnp.where(active, jnp.maximum(tree.max_qvalue, q_beta), tree.max_qvalue))
-        return (tree, jnp.where(active, value, leaf_value), jnp.where(active, var, leaf_var),
-                jnp.where(active, parent, EpistemicTree.ROOT_INDEX))
+            max_qvalue=jnp.where(active, jnp.maximum(tree.max_qvalue, q_beta), tree.max_qvalue),
+        )
+        return (
+            tree,
+            jnp.where(active, value, leaf_value),
+            jnp.where(active, var, leaf_var),
+            jnp.where(active, parent, EpistemicTree.ROOT_INDEX),
+        )
 
     leaf_index = jnp.asarray(leaf_index, dtype=jnp.int32)
     loop_state = (tree, tree.node_values[rows, leaf_index], tree.raw_value_vars[rows, leaf_index], leaf_index)
     return jax.lax.while_loop(lambda s: jnp.any(s[-1] != EpistemicTree.ROOT_INDEX), body_fun, loop_state)[0]
 
-
 # %% ../nbs/61_emcts.ipynb #em000025
-def epistemic_search(params, rng_key, *, root: EpistemicRootFnOutput, recurrent_fn: Callable,
-                     root_action_selection_fn: Callable, interior_action_selection_fn: Callable,
-                     num_simulations: int, max_depth: Optional[int] = None, invalid_actions=None,
-                     extra_data: Any = None, beta=0., aggregation: str = 'edge_std',
-                     loop_fn: Callable = jax.lax.fori_loop) -> EpistemicTree:
+def epistemic_search(
+    params,
+    rng_key,
+    *,
+    root: EpistemicRootFnOutput,
+    recurrent_fn: Callable,
+    root_action_selection_fn: Callable,
+    interior_action_selection_fn: Callable,
+    num_simulations: int,
+    max_depth: Optional[int] = None,
+    invalid_actions=None,
+    extra_data: Any = None,
+    beta=0.0,
+    aggregation: str = 'edge_std',
+    loop_fn: Callable = jax.lax.fori_loop,
+) -> EpistemicTree:
     """mctx's `search` with the variances of Eq. 14 backed up beside the values and aggregated by `aggregation`
-    ('edge_std' (P, Eq. 15), 'node_std' (E) or 'var_mean' (V)); `beta` (scalar or `[B]`, traced) is stored in the tree."""
+    ('edge_std' (P, Eq. 15), 'node_std' (E) or 'var_mean' (V)); `beta` (scalar or `[B]`, traced) is stored in the
+    tree."""
     aggregation = check_choice('aggregation', aggregation, AGGREGATIONS)
     num_simulations = check_int('num_simulations', num_simulations, 1)
-    if max_depth is not None: max_depth = check_int('max_depth', max_depth, 1)
+    if max_depth is not None:
+        max_depth = check_int('max_depth', max_depth, 1)
     action_selection_fn = switching_action_selection(root_action_selection_fn, interior_action_selection_fn)
     batch_size = root.value.shape[0]
     batch_range = jnp.arange(batch_size)
-    if max_depth is None: max_depth = num_simulations
-    if invalid_actions is None: invalid_actions = jnp.zeros_like(root.prior_logits)
+    if max_depth is None:
+        max_depth = num_simulations
+    if invalid_actions is None:
+        invalid_actions = jnp.zeros_like(root.prior_logits)
 
     def body_fun(sim, loop_state):
         rng_key, tree = loop_state
@@ -471,9 +580,11 @@ def epistemic_qtransform_by_tree_bounds(tree: EpistemicTree, node_index, *, epsi
     `q^beta` backed up anywhere in the tree so far (`tree.min_qvalue`, `tree.max_qvalue`); unvisited actions score 0."""
     chex.assert_shape(node_index, ())
     lo, hi = tree.min_qvalue, tree.max_qvalue
-    scale = jnp.maximum(jnp.where(hi >= lo, hi - lo, 0.), epsilon)           # no value backed up yet: nothing is visited
+    scale = jnp.maximum(jnp.where(hi >= lo, hi - lo, 0.0), epsilon)  # no value backed up yet: nothing is visited
     visited = tree.children_visits[node_index] > 0
-    return jnp.where(visited, (optimistic_qvalues(tree, node_index) - jnp.where(jnp.isfinite(lo), lo, 0.)) / scale, 0.)
+    return jnp.where(
+        visited, (optimistic_qvalues(tree, node_index) - jnp.where(jnp.isfinite(lo), lo, 0.0)) / scale, 0.0
+    )
 
 # %% ../nbs/61_emcts.ipynb #em000038
 def epistemic_qtransform_by_min_max(tree: EpistemicTree, node_index, *, min_value, max_value):
@@ -485,8 +596,15 @@ def epistemic_qtransform_by_min_max(tree: EpistemicTree, node_index, *, min_valu
     return (value_score - min_value) / (max_value - min_value)
 
 # %% ../nbs/61_emcts.ipynb #em000101
-def euct_action_selection(rng_key, tree: EpistemicTree, node_index, depth, *, c_uct=1.,
-                          qtransform: Callable = epistemic_qtransform_by_tree_bounds):
+def euct_action_selection(
+    rng_key,
+    tree: EpistemicTree,
+    node_index,
+    depth,
+    *,
+    c_uct=1.0,
+    qtransform: Callable = epistemic_qtransform_by_tree_bounds,
+):
     """EUCT (Eq. 11): `qtransform`'s score of `q^beta` plus `c_uct sqrt(2 log sum_b N(s, b) / N(s, a))`; an action not
     yet tried is taken first (ties broken by mctx's 1e-7 noise), an invalid root action never."""
     visit_counts = tree.children_visits[node_index]
@@ -494,8 +612,9 @@ def euct_action_selection(rng_key, tree: EpistemicTree, node_index, depth, *, c_
     exploration = c_uct * jnp.sqrt(2 * jnp.log(jnp.maximum(jnp.sum(visit_counts), 1)) / jnp.maximum(visit_counts, 1))
     noise = 1e-7 * jax.random.uniform(rng_key, (tree.num_actions,))
     untried = (visit_counts == 0) & ~invalid
-    to_argmax = jnp.where(jnp.any(untried), jnp.where(untried, noise, -jnp.inf),
-                          qtransform(tree, node_index) + exploration + noise)
+    to_argmax = jnp.where(
+        jnp.any(untried), jnp.where(untried, noise, -jnp.inf), qtransform(tree, node_index) + exploration + noise
+    )
     return jnp.argmax(jnp.where(invalid, -jnp.inf, to_argmax)).astype(jnp.int32)
 
 # %% ../nbs/61_emcts.ipynb #em000041
@@ -504,8 +623,9 @@ def mixed_value(raw_value, qvalues, visit_counts, prior_probs):
     sum_visit_counts = jnp.sum(visit_counts, axis=-1)
     prior_probs = jnp.maximum(jnp.finfo(prior_probs.dtype).tiny, prior_probs)
     sum_probs = jnp.sum(jnp.where(visit_counts > 0, prior_probs, 0.0), axis=-1)
-    weighted_q = jnp.sum(jnp.where(visit_counts > 0, prior_probs * qvalues / jnp.where(visit_counts > 0, sum_probs, 1.0),
-                                   0.0), axis=-1)
+    weighted_q = jnp.sum(
+        jnp.where(visit_counts > 0, prior_probs * qvalues / jnp.where(visit_counts > 0, sum_probs, 1.0), 0.0), axis=-1
+    )
     return (raw_value + sum_visit_counts * weighted_q) / (sum_visit_counts + 1)
 
 
@@ -521,9 +641,16 @@ def rescale(values, epsilon):
     return (values - min_value) / jnp.maximum(max_value - min_value, epsilon)
 
 
-def epistemic_qtransform_completed_by_mix_value(tree: EpistemicTree, node_index, *, value_scale=0.1,
-                                                maxvisit_init=50.0, rescale_values: bool = True,
-                                                use_mixed_value: bool = True, epsilon=1e-8):
+def epistemic_qtransform_completed_by_mix_value(
+    tree: EpistemicTree,
+    node_index,
+    *,
+    value_scale=0.1,
+    maxvisit_init=50.0,
+    rescale_values: bool = True,
+    use_mixed_value: bool = True,
+    epsilon=1e-8,
+):
     """Gumbel MuZero's completed q-values with `q` replaced by `q^beta` (Sec. 3.2): unvisited actions get the mixed
     value of `q` plus beta times the mixed value of `sigma_q` (built from the node's raw std); then rescaled and scaled
     by `(maxvisit_init + max N) value_scale` as mctx's `qtransform_completed_by_mix_value`."""
@@ -535,9 +662,11 @@ def epistemic_qtransform_completed_by_mix_value(tree: EpistemicTree, node_index,
     if use_mixed_value:
         value = mixed_value(raw_value, qvalues, visit_counts, prior_probs)
         value_std = mixed_value(raw_std, q_stds, visit_counts, prior_probs)
-    else: value, value_std = raw_value, raw_std
+    else:
+        value, value_std = raw_value, raw_std
     completed = complete(qvalues, visit_counts, value) + tree.beta * complete(q_stds, visit_counts, value_std)
-    if rescale_values: completed = rescale(completed, epsilon)
+    if rescale_values:
+        completed = rescale(completed, epsilon)
     visit_scale = maxvisit_init + jnp.max(visit_counts, axis=-1)
     return visit_scale * value_scale * completed
 
@@ -545,6 +674,7 @@ def epistemic_qtransform_completed_by_mix_value(tree: EpistemicTree, node_index,
 @chex.dataclass(frozen=True)
 class EpistemicPolicyOutput:
     "mctx's `PolicyOutput` (`action`, `action_weights`, `search_tree`) plus the root's `EpistemicSummary`."
+
     action: chex.Array
     action_weights: chex.Array
     search_tree: EpistemicTree
@@ -553,7 +683,8 @@ class EpistemicPolicyOutput:
 
 def mask_invalid_actions(logits, invalid_actions):
     "Invalid actions get the smallest finite logit (mctx's `_mask_invalid_actions`)."
-    if invalid_actions is None: return logits
+    if invalid_actions is None:
+        return logits
     logits = logits - jnp.max(logits, axis=-1, keepdims=True)
     return jnp.where(invalid_actions, jnp.finfo(logits.dtype).min, logits)
 
@@ -568,10 +699,12 @@ def add_dirichlet_noise(rng_key, probs, *, dirichlet_alpha, dirichlet_fraction):
     loop that is most of a search's code)."""
     chex.assert_rank(probs, 2)
     chex.assert_type([dirichlet_alpha, dirichlet_fraction], float)
-    if isinstance(dirichlet_fraction, (int, float)) and dirichlet_fraction == 0: return probs
+    if isinstance(dirichlet_fraction, (int, float)) and dirichlet_fraction == 0:
+        return probs
     batch_size, num_actions = probs.shape
-    noise = jax.random.dirichlet(rng_key, alpha=jnp.full([num_actions], fill_value=dirichlet_alpha),
-                                 shape=(batch_size,))
+    noise = jax.random.dirichlet(
+        rng_key, alpha=jnp.full([num_actions], fill_value=dirichlet_alpha), shape=(batch_size,)
+    )
     return (1 - dirichlet_fraction) * probs + dirichlet_fraction * noise
 
 
@@ -583,7 +716,8 @@ def apply_temperature(logits, temperature):
 
 def masked_argmax(to_argmax, invalid_actions):
     "The valid action with the highest score."
-    if invalid_actions is not None: to_argmax = jnp.where(invalid_actions, -jnp.inf, to_argmax)
+    if invalid_actions is not None:
+        to_argmax = jnp.where(invalid_actions, -jnp.inf, to_argmax)
     return jnp.argmax(to_argmax, axis=-1).astype(jnp.int32)
 
 
@@ -594,60 +728,121 @@ def score_considered(considered_visit, gumbel, logits, normalized_qvalues, visit
     return jnp.maximum(-1e9, gumbel + logits + normalized_qvalues) + penalty
 
 # %% ../nbs/61_emcts.ipynb #em000045
-def epistemic_muzero_policy(params, rng_key, root: EpistemicRootFnOutput, recurrent_fn: Callable,
-                            num_simulations: int, invalid_actions=None, max_depth: Optional[int] = None,
-                            loop_fn: Callable = jax.lax.fori_loop, *, beta=0., aggregation: str = 'edge_std',
-                            qtransform: Callable = epistemic_qtransform_by_tree_bounds,
-                            dirichlet_fraction=0.25, dirichlet_alpha=0.3, pb_c_init=1.25, pb_c_base=19652,
-                            temperature=1.0, action_selection: Optional[Callable] = None) -> EpistemicPolicyOutput:
+def epistemic_muzero_policy(
+    params,
+    rng_key,
+    root: EpistemicRootFnOutput,
+    recurrent_fn: Callable,
+    num_simulations: int,
+    invalid_actions=None,
+    max_depth: Optional[int] = None,
+    loop_fn: Callable = jax.lax.fori_loop,
+    *,
+    beta=0.0,
+    aggregation: str = 'edge_std',
+    qtransform: Callable = epistemic_qtransform_by_tree_bounds,
+    dirichlet_fraction=0.25,
+    dirichlet_alpha=0.3,
+    pb_c_init=1.25,
+    pb_c_base=19652,
+    temperature=1.0,
+    action_selection: Optional[Callable] = None,
+) -> EpistemicPolicyOutput:
     """`mctx.muzero_policy` on an epistemic search: EPUCT (Eq. 12) through mctx's own `muzero_action_selection`, or
-    another selector with its signature (`action_selection`, e.g. `functools.partial(euct_action_selection, c_uct=1.)`)."""
+    another selector with its signature (`action_selection`, e.g.
+    `functools.partial(euct_action_selection, c_uct=1.)`)."""
     rng_key, dirichlet_rng_key, search_rng_key = jax.random.split(rng_key, 3)
-    noisy_logits = logits_from_probs(add_dirichlet_noise(
-        dirichlet_rng_key, jax.nn.softmax(root.prior_logits), dirichlet_fraction=dirichlet_fraction,
-        dirichlet_alpha=dirichlet_alpha))
+    noisy_logits = logits_from_probs(
+        add_dirichlet_noise(
+            dirichlet_rng_key,
+            jax.nn.softmax(root.prior_logits),
+            dirichlet_fraction=dirichlet_fraction,
+            dirichlet_alpha=dirichlet_alpha,
+        )
+    )
     root = root.replace(prior_logits=mask_invalid_actions(noisy_logits, invalid_actions))
     interior_action_selection_fn = action_selection or functools.partial(
-        mctx.muzero_action_selection, pb_c_base=pb_c_base, pb_c_init=pb_c_init, qtransform=qtransform)
+        mctx.muzero_action_selection, pb_c_base=pb_c_base, pb_c_init=pb_c_init, qtransform=qtransform
+    )
     root_action_selection_fn = functools.partial(interior_action_selection_fn, depth=0)
     search_tree = epistemic_search(
-        params=params, rng_key=search_rng_key, root=root, recurrent_fn=recurrent_fn,
-        root_action_selection_fn=root_action_selection_fn, interior_action_selection_fn=interior_action_selection_fn,
-        num_simulations=num_simulations, max_depth=max_depth, invalid_actions=invalid_actions, beta=beta,
-        aggregation=aggregation, loop_fn=loop_fn)
+        params=params,
+        rng_key=search_rng_key,
+        root=root,
+        recurrent_fn=recurrent_fn,
+        root_action_selection_fn=root_action_selection_fn,
+        interior_action_selection_fn=interior_action_selection_fn,
+        num_simulations=num_simulations,
+        max_depth=max_depth,
+        invalid_actions=invalid_actions,
+        beta=beta,
+        aggregation=aggregation,
+        loop_fn=loop_fn,
+    )
     action_weights = search_tree.summary().visit_probs
     action = jax.random.categorical(rng_key, apply_temperature(logits_from_probs(action_weights), temperature))
-    return EpistemicPolicyOutput(action=action, action_weights=action_weights, search_tree=search_tree,
-                                 epistemic_summary=search_tree.epistemic_summary())
+    return EpistemicPolicyOutput(
+        action=action,
+        action_weights=action_weights,
+        search_tree=search_tree,
+        epistemic_summary=search_tree.epistemic_summary(),
+    )
 
 # %% ../nbs/61_emcts.ipynb #em000046
-def epistemic_gumbel_muzero_policy(params, rng_key, root: EpistemicRootFnOutput, recurrent_fn: Callable,
-                                   num_simulations: int, invalid_actions=None, max_depth: Optional[int] = None,
-                                   loop_fn: Callable = jax.lax.fori_loop, *, beta=0., aggregation: str = 'edge_std',
-                                   qtransform: Callable = epistemic_qtransform_completed_by_mix_value,
-                                   max_num_considered_actions: int = 16, gumbel_scale=1.) -> EpistemicPolicyOutput:
+def epistemic_gumbel_muzero_policy(
+    params,
+    rng_key,
+    root: EpistemicRootFnOutput,
+    recurrent_fn: Callable,
+    num_simulations: int,
+    invalid_actions=None,
+    max_depth: Optional[int] = None,
+    loop_fn: Callable = jax.lax.fori_loop,
+    *,
+    beta=0.0,
+    aggregation: str = 'edge_std',
+    qtransform: Callable = epistemic_qtransform_completed_by_mix_value,
+    max_num_considered_actions: int = 16,
+    gumbel_scale=1.0,
+) -> EpistemicPolicyOutput:
     """`mctx.gumbel_muzero_policy` on an epistemic search; the final action and the policy target also use `q^beta`
     (through `qtransform`), so with beta > 0 the acted action is optimistic."""
     max_num_considered_actions = check_int('max_num_considered_actions', max_num_considered_actions, 1)
     root = root.replace(prior_logits=mask_invalid_actions(root.prior_logits, invalid_actions))
     rng_key, gumbel_rng = jax.random.split(rng_key)
-    gumbel = gumbel_scale * jax.random.gumbel(gumbel_rng, shape=root.prior_logits.shape,
-                                              dtype=root.prior_logits.dtype)
+    gumbel = gumbel_scale * jax.random.gumbel(gumbel_rng, shape=root.prior_logits.shape, dtype=root.prior_logits.dtype)
     extra_data = mctx.GumbelMuZeroExtraData(root_gumbel=gumbel)
     search_tree = epistemic_search(
-        params=params, rng_key=rng_key, root=root, recurrent_fn=recurrent_fn,
+        params=params,
+        rng_key=rng_key,
+        root=root,
+        recurrent_fn=recurrent_fn,
         root_action_selection_fn=functools.partial(
-            mctx.gumbel_muzero_root_action_selection, num_simulations=num_simulations,
-            max_num_considered_actions=max_num_considered_actions, qtransform=qtransform),
-        interior_action_selection_fn=functools.partial(mctx.gumbel_muzero_interior_action_selection,
-                                                       qtransform=qtransform),
-        num_simulations=num_simulations, max_depth=max_depth, invalid_actions=invalid_actions,
-        extra_data=extra_data, beta=beta, aggregation=aggregation, loop_fn=loop_fn)
+            mctx.gumbel_muzero_root_action_selection,
+            num_simulations=num_simulations,
+            max_num_considered_actions=max_num_considered_actions,
+            qtransform=qtransform,
+        ),
+        interior_action_selection_fn=functools.partial(
+            mctx.gumbel_muzero_interior_action_selection, qtransform=qtransform
+        ),
+        num_simulations=num_simulations,
+        max_depth=max_depth,
+        invalid_actions=invalid_actions,
+        extra_data=extra_data,
+        beta=beta,
+        aggregation=aggregation,
+        loop_fn=loop_fn,
+    )
     summary = search_tree.summary()
     considered_visit = jnp.max(summary.visit_counts, axis=-1, keepdims=True)
     completed_qvalues = jax.vmap(qtransform, in_axes=[0, None])(search_tree, search_tree.ROOT_INDEX)
     to_argmax = score_considered(considered_visit, gumbel, root.prior_logits, completed_qvalues, summary.visit_counts)
     action = masked_argmax(to_argmax, invalid_actions)
     action_weights = jax.nn.softmax(mask_invalid_actions(root.prior_logits + completed_qvalues, invalid_actions))
-    return EpistemicPolicyOutput(action=action, action_weights=action_weights, search_tree=search_tree,
-                                 epistemic_summary=search_tree.epistemic_summary())
+    return EpistemicPolicyOutput(
+        action=action,
+        action_weights=action_weights,
+        search_tree=search_tree,
+        epistemic_summary=search_tree.epistemic_summary(),
+    )

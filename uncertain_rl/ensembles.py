@@ -15,16 +15,20 @@ import flax.linen as nn
 import numpy as np
 
 # %% ../nbs/02_ensembles.ipynb #59dc6484
-TRUNCATED_STD = 0.87962566103423978   # the standard deviation of a standard normal truncated at +-2
+TRUNCATED_STD = 0.87962566103423978  # the standard deviation of a standard normal truncated at +-2
 
-haiku_init = nn.initializers.variance_scaling(TRUNCATED_STD ** 2, 'fan_in', 'truncated_normal')
+haiku_init = nn.initializers.variance_scaling(TRUNCATED_STD**2, 'fan_in', 'truncated_normal')
 haiku_init.__doc__ = "Haiku's default weights: normal with scale 1/sqrt(fan_in) truncated at +-2 scales (bsuite's)."
-KERNEL_INITS = {'haiku': haiku_init, 'lecun_normal': nn.initializers.lecun_normal(),
-                'he_truncated_normal': nn.initializers.variance_scaling(2., 'fan_in', 'truncated_normal')}
+KERNEL_INITS = {
+    'haiku': haiku_init,
+    'lecun_normal': nn.initializers.lecun_normal(),
+    'he_truncated_normal': nn.initializers.variance_scaling(2.0, 'fan_in', 'truncated_normal'),
+}
 
 
 class RowLookupDense(nn.Module):
     "A dense layer for one-hot inputs given as indices: `index -> kernel[index] + bias` (zeros for out-of-range)."
+
     features: int
     in_features: int
     kernel_init: Callable = haiku_init
@@ -33,22 +37,25 @@ class RowLookupDense(nn.Module):
     def __call__(self, index: jax.Array) -> jax.Array:
         kernel = self.param('kernel', self.kernel_init, (self.in_features, self.features))
         bias = self.param('bias', nn.initializers.zeros_init(), (self.features,))
-        return jnp.take(kernel, index, axis=0, mode='fill', fill_value=0.) + bias
+        return jnp.take(kernel, index, axis=0, mode='fill', fill_value=0.0) + bias
 
 
 class MLP(nn.Module):
     "ReLU MLP on a flattened observation; with `index_input`, the input is the index of a one-hot observation."
+
     hidden_sizes: Sequence[int]
     num_outputs: int
     index_input: bool = False
-    input_size: int = 0            # needed only with index_input: the length of the one-hot vector
+    input_size: int = 0  # needed only with index_input: the length of the one-hot vector
     kernel_init: Callable = haiku_init
 
     @nn.compact
     def __call__(self, x: jax.Array) -> jax.Array:
         sizes = (*self.hidden_sizes, self.num_outputs)
-        if self.index_input: x = RowLookupDense(sizes[0], self.input_size, self.kernel_init, name='Dense_0')(x)
-        else: x = nn.Dense(sizes[0], kernel_init=self.kernel_init, name='Dense_0')(x.reshape(-1))
+        if self.index_input:
+            x = RowLookupDense(sizes[0], self.input_size, self.kernel_init, name='Dense_0')(x)
+        else:
+            x = nn.Dense(sizes[0], kernel_init=self.kernel_init, name='Dense_0')(x.reshape(-1))
         for i, size in enumerate(sizes[1:], start=1):
             x = nn.Dense(size, kernel_init=self.kernel_init, name=f'Dense_{i}')(nn.relu(x))
         return x
@@ -65,19 +72,21 @@ def scale_gradient(x: jax.Array, scale: float) -> jax.Array:
     "Identity in the forward pass; multiplies the gradient flowing back through `x` by `scale`."
     return x
 
+
 scale_gradient.defvjp(lambda x, scale: (x, scale), lambda scale, g: (jax.tree.map(lambda t: t * scale, g), None))
 
 
 class SharedTorso(nn.Module):
     """One MLP torso, then `num_members` heads (MLPs of `head_sizes`; linear if empty), head parameters member axis
     first."""
+
     hidden_sizes: Sequence[int]
     num_outputs: int
     num_members: int
     index_input: bool = False
     input_size: int = 0
     head_sizes: Sequence[int] = ()
-    torso_grad_scale: float = 1.
+    torso_grad_scale: float = 1.0
     kernel_init: Callable = haiku_init
 
     @nn.compact
@@ -86,32 +95,56 @@ class SharedTorso(nn.Module):
         h = MLP(torso_sizes, last, self.index_input, self.input_size, self.kernel_init, name='torso')(x)
         h = scale_gradient(nn.relu(h), self.torso_grad_scale)
         if not self.head_sizes:
-            heads = nn.vmap(nn.Dense, variable_axes={'params': 0}, split_rngs={'params': True},
-                            in_axes=None, axis_size=self.num_members)
+            heads = nn.vmap(
+                nn.Dense,
+                variable_axes={'params': 0},
+                split_rngs={'params': True},
+                in_axes=None,
+                axis_size=self.num_members,
+            )
             return heads(self.num_outputs, kernel_init=self.kernel_init, name='heads')(h)
-        heads = nn.vmap(MLP, variable_axes={'params': 0}, split_rngs={'params': True},
-                        in_axes=None, axis_size=self.num_members)
+        heads = nn.vmap(
+            MLP, variable_axes={'params': 0}, split_rngs={'params': True}, in_axes=None, axis_size=self.num_members
+        )
         return heads(tuple(self.head_sizes), self.num_outputs, kernel_init=self.kernel_init, name='heads')(h)
 
 
 class EnsembleNetwork(NamedTuple):
     "An ensemble of K Q-networks as two pure functions: `init(key, obs) -> params`, `apply(params, obs) -> q[K, A]`."
+
     init: Callable
     apply: Callable
     num_members: int
     num_actions: int
 
 
-def make_ensemble(num_members: int, num_actions: int, hidden_sizes: Sequence[int] = (50, 50),
-                  shared_torso: bool = False, index_input: bool = False, input_size: int = 0,
-                  head_sizes: Sequence[int] = (), torso_grad_scale: float = 1.,
-                  kernel_init: Callable = haiku_init) -> EnsembleNetwork:
+def make_ensemble(
+    num_members: int,
+    num_actions: int,
+    hidden_sizes: Sequence[int] = (50, 50),
+    shared_torso: bool = False,
+    index_input: bool = False,
+    input_size: int = 0,
+    head_sizes: Sequence[int] = (),
+    torso_grad_scale: float = 1.0,
+    kernel_init: Callable = haiku_init,
+) -> EnsembleNetwork:
     "An `EnsembleNetwork` of `num_members` MLPs (or one shared torso with that many heads), weights from `kernel_init`."
-    if num_members < 1: raise ValueError(f"num_members must be >= 1, got {num_members}")
+    if num_members < 1:
+        raise ValueError(f"num_members must be >= 1, got {num_members}")
     if shared_torso:
-        if len(hidden_sizes) < 1: raise ValueError("shared_torso needs at least one hidden layer in hidden_sizes")
-        net = SharedTorso(tuple(hidden_sizes), num_actions, num_members, index_input, input_size,
-                          tuple(head_sizes), torso_grad_scale, kernel_init)
+        if len(hidden_sizes) < 1:
+            raise ValueError("shared_torso needs at least one hidden layer in hidden_sizes")
+        net = SharedTorso(
+            tuple(hidden_sizes),
+            num_actions,
+            num_members,
+            index_input,
+            input_size,
+            tuple(head_sizes),
+            torso_grad_scale,
+            kernel_init,
+        )
         return EnsembleNetwork(net.init, net.apply, num_members, num_actions)
     net = MLP(tuple(hidden_sizes), num_actions, index_input, input_size, kernel_init)
     init = lambda key, obs: jax.vmap(net.init, in_axes=(0, None))(jax.random.split(key, num_members), obs)
@@ -122,11 +155,12 @@ def make_ensemble(num_members: int, num_actions: int, hidden_sizes: Sequence[int
 def member_std(x: jax.Array, ddof: int = 1, axis: int = -1) -> jax.Array:
     "Standard deviation over the member axis `axis` with `ddof`; exactly 0 when members agree, and 0 for one member."
     k = x.shape[axis]
-    d = x - jax.lax.slice_in_dim(x, 0, 1, axis=axis)          # shifted by member 0: exactly 0 when members agree
+    d = x - jax.lax.slice_in_dim(x, 0, 1, axis=axis)  # shifted by member 0: exactly 0 when members agree
     return jnp.sqrt(((d - d.mean(axis, keepdims=True)) ** 2).sum(axis) / max(k - ddof, 1))
 
 # %% ../nbs/02_ensembles.ipynb #50cccfd6
-def ensemble_q(net: EnsembleNetwork, online: dict, prior_values: jax.Array, prior_scale: float | jax.Array,
-               obs: jax.Array) -> jax.Array:
+def ensemble_q(
+    net: EnsembleNetwork, online: dict, prior_values: jax.Array, prior_scale: float | jax.Array, obs: jax.Array
+) -> jax.Array:
     "`Q_k(obs) = f_k(obs) + prior_scale * p_k(obs)` for all members, `[K, A]`, given the prior values `p_k(obs)`."
     return net.apply(online, obs) + prior_scale * jax.lax.stop_gradient(prior_values)

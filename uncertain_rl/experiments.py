@@ -33,8 +33,15 @@ import numpy as np
 
 from .base import AgentEntry, EnvEntry, gymnax_spec
 from .checks import check_choice, check_int
-from .loops import (Checkpoints, TrainConfig, episode_bounds, largest_divisor, run_chunked, select_devices,
-                               train)
+from uncertain_rl.loops import (
+    Checkpoints,
+    TrainConfig,
+    episode_bounds,
+    largest_divisor,
+    run_chunked,
+    select_devices,
+    train,
+)
 from .metrics import best_moving_average, role_returns
 from . import registry, rundir, runtime
 
@@ -80,6 +87,7 @@ class Experiment:
       on_chunk: a function (logs, episodes per run) -> None, called after every chunk (progress of your own).
       freeze_finished: False lets runs that have their episodes play on unlogged (cheaper; logs only).
     """
+
     agent: Any = 'boot_dqn'
     env: Any = 'deep_sea'
     episodes: Optional[int] = None
@@ -107,35 +115,54 @@ class Experiment:
 
     def __post_init__(self):
         if (self.episodes is None) == (self.steps is None):
-            raise ValueError(f"give the budget as episodes=N or steps=N (exactly one), got episodes={self.episodes!r}, "
-                             f"steps={self.steps!r}")
-        if self.episodes is not None: check_int('episodes', self.episodes, 1)
-        if self.steps is not None: check_int('steps', self.steps, 1)
+            raise ValueError(
+                f"give the budget as episodes=N or steps=N (exactly one), got episodes={self.episodes!r}, "
+                f"steps={self.steps!r}"
+            )
+        if self.episodes is not None:
+            check_int('episodes', self.episodes, 1)
+        if self.steps is not None:
+            check_int('steps', self.steps, 1)
         check_seeds(self.seeds, distinct=self.run_env_params is None)
-        for name, low in (('first_seed', 0), ('size', 1), ('mapping_seed', 0), ('eval_episodes', 1), ('num_chunks', 1),
-                          ('checkpoint_every', 0)):
+        for name, low in (
+            ('first_seed', 0),
+            ('size', 1),
+            ('mapping_seed', 0),
+            ('eval_episodes', 1),
+            ('num_chunks', 1),
+            ('checkpoint_every', 0),
+        ):
             check_int(name, getattr(self, name), low)
-        if self.eval_every is not None: check_int('eval_every', self.eval_every, 0)
-        if self.snapshots is not None: check_int('snapshots', self.snapshots, 0)
+        if self.eval_every is not None:
+            check_int('eval_every', self.eval_every, 0)
+        if self.snapshots is not None:
+            check_int('snapshots', self.snapshots, 0)
         if not self.freeze_finished and (self.eval_every or self.snapshots):
-            raise ValueError(f"freeze_finished=False keeps only the logs, so it needs eval_every=0 and snapshots=0 "
-                             f"(or None), got eval_every={self.eval_every!r}, snapshots={self.snapshots!r}")
+            raise ValueError(
+                f"freeze_finished=False keeps only the logs, so it needs eval_every=0 and snapshots=0 "
+                f"(or None), got eval_every={self.eval_every!r}, snapshots={self.snapshots!r}"
+            )
         check_env(self.env)
         if not isinstance(self.overrides, Mapping):
             raise ValueError(f"overrides must be a dict {{field: value}}, got {type(self.overrides).__name__}")
-        config = self.agent_config()[2]                        # the agent's config checks itself
+        config = self.agent_config()[2]  # the agent's config checks itself
         check_grid(self.grid, config)
-        if self.stop_when is not None and not callable(self.stop_when): check_choice('stop_when', self.stop_when, ('solved',))
+        if self.stop_when is not None and not callable(self.stop_when):
+            check_choice('stop_when', self.stop_when, ('solved',))
         check_choice('log', self.log, TRACKERS)
         if self.on_chunk is not None and not callable(self.on_chunk):
             raise ValueError(f"on_chunk must be a function (logs, episodes) -> None, got {self.on_chunk!r}")
-        try: select_devices(self.devices)
-        except ValueError as e: raise ValueError(f"devices: {e}") from None
+        try:
+            select_devices(self.devices)
+        except ValueError as e:
+            raise ValueError(f"devices: {e}") from None
         if self.run_env_params is not None:
             lead = {np.shape(x)[0] if np.ndim(x) else None for x in jax.tree.leaves(self.run_env_params)}
             if lead != {len(self.seed_list)}:
-                raise ValueError(f"run_env_params must have one row per seed ({len(self.seed_list)}) in every leaf, got "
-                                 f"leading sizes {sorted(lead, key=str)}")
+                raise ValueError(
+                    f"run_env_params must have one row per seed ({len(self.seed_list)}) in every leaf, got "
+                    f"leading sizes {sorted(lead, key=str)}"
+                )
 
     def config(self):
         "The agent's config as it runs: `agent_config`'s, then what it derives from the environment (`env_config`)."
@@ -153,7 +180,11 @@ class Experiment:
     @property
     def seed_list(self) -> list:
         "The seeds, as a list."
-        return list(self.seeds) if isinstance(self.seeds, (list, tuple)) else list(range(self.first_seed, self.first_seed + self.seeds))
+        return (
+            list(self.seeds)
+            if isinstance(self.seeds, (list, tuple))
+            else list(range(self.first_seed, self.first_seed + self.seeds))
+        )
 
     @property
     def env_name(self) -> Optional[str]:
@@ -164,7 +195,8 @@ class Experiment:
     def settings(self) -> list:
         "The grid as a list of settings (one empty setting without a grid)."
         if isinstance(self.grid, Mapping):
-            if not self.grid: return [{}]
+            if not self.grid:
+                return [{}]
             mesh = np.meshgrid(*[np.asarray(v, np.float64) for v in self.grid.values()], indexing='ij')
             return [dict(zip(self.grid, (float(m.flat[i]) for m in mesh))) for i in range(mesh[0].size)]
         return [dict(s) for s in self.grid] or [{}]
@@ -172,12 +204,24 @@ class Experiment:
     def describe(self) -> dict:
         "The experiment as JSON-able data (objects by their names)."
         name = lambda v: v if isinstance(v, (str, int, float, bool, type(None))) else type(v).__name__
-        return dict(agent=name(self.agent), env=name(self.env), episodes=self.episodes, steps=self.steps,
-                    seeds=self.seed_list, size=self.size, mapping_seed=self.mapping_seed, preset=self.preset,
-                    overrides=dict(self.overrides), settings=self.settings if self.grid else [],
-                    eval_every=self.eval_every, eval_episodes=self.eval_episodes, snapshots=self.snapshots,
-                    devices=self.devices if isinstance(self.devices, (str, int)) else len(self.devices),
-                    stop_when=name(self.stop_when), freeze_finished=self.freeze_finished)
+        return dict(
+            agent=name(self.agent),
+            env=name(self.env),
+            episodes=self.episodes,
+            steps=self.steps,
+            seeds=self.seed_list,
+            size=self.size,
+            mapping_seed=self.mapping_seed,
+            preset=self.preset,
+            overrides=dict(self.overrides),
+            settings=self.settings if self.grid else [],
+            eval_every=self.eval_every,
+            eval_episodes=self.eval_episodes,
+            snapshots=self.snapshots,
+            devices=self.devices if isinstance(self.devices, (str, int)) else len(self.devices),
+            stop_when=name(self.stop_when),
+            freeze_finished=self.freeze_finished,
+        )
 
     def spec(self) -> dict:
         """Every field as JSON data, which `Experiment.from_spec` makes into this experiment again. A `ValueError`
@@ -188,10 +232,13 @@ class Experiment:
     def from_spec(cls, spec: Mapping) -> 'Experiment':
         "The experiment of `spec` (`Experiment.spec`'s data, or a JSON file's), checked as any other."
         if not isinstance(spec, Mapping):
-            raise ValueError(f"an experiment spec must be a JSON object of Experiment's fields, got {type(spec).__name__}")
+            raise ValueError(
+                f"an experiment spec must be a JSON object of Experiment's fields, got {type(spec).__name__}"
+            )
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(spec) - known)
-        if unknown: raise ValueError(f"spec field must be one of {', '.join(sorted(known))}, got {unknown[0]!r}")
+        if unknown:
+            raise ValueError(f"spec field must be one of {', '.join(sorted(known))}, got {unknown[0]!r}")
         return cls(**{k: from_spec_value(k, v) for k, v in spec.items()})
 
     @classmethod
@@ -200,23 +247,31 @@ class Experiment:
         path = Path(path)
         stored = rundir.load_run(path.parent if path.name == rundir.SUMMARY_FILE else path)
         if not isinstance(stored.summary.get('spec'), Mapping):
-            raise ValueError(f"{str(stored.path)!r} does not hold its experiment's spec (a run written before "
-                             f"uncertain_rl 0.1.0, or by an experiment with objects: {stored.summary.get('spec_error', 'no spec')})")
+            raise ValueError(
+                f"{str(stored.path)!r} does not hold its experiment's spec (a run written before "
+                f"uncertain_rl 0.1.0, or by an experiment with objects: {stored.summary.get('spec_error', 'no spec')})"
+            )
         return cls.from_spec(stored.summary['spec'])
 
 # %% ../nbs/83_experiments.ipynb #expspec01
-TRACKERS = ('none', 'tensorboard', 'wandb')       # Experiment.log: where each chunk's new episodes also go
+TRACKERS = ('none', 'tensorboard', 'wandb')  # Experiment.log: where each chunk's new episodes also go
 
 
 def check_seeds(seeds, distinct: bool = True) -> None:
     """`seeds`: a count >= 1 or a non-empty list of integers >= 0, distinct unless the runs differ otherwise
     (`distinct=False`: each run has its own environment parameters, as the suite's calls over several maps do)."""
     if isinstance(seeds, (list, tuple)):
-        if not seeds: raise ValueError("seeds must be a count >= 1 or a non-empty list, got []")
-        for s in seeds: check_int('seeds', s, 0)
+        if not seeds:
+            raise ValueError("seeds must be a count >= 1 or a non-empty list, got []")
+        for s in seeds:
+            check_int('seeds', s, 0)
         repeated = sorted({s for s in seeds if list(seeds).count(s) > 1})
-        if repeated and distinct: raise ValueError(f"seeds must be distinct (a repeated seed trains the same run twice), got {repeated[0]} twice")
-    else: check_int('seeds', seeds, 1)
+        if repeated and distinct:
+            raise ValueError(
+                f"seeds must be distinct (a repeated seed trains the same run twice), got {repeated[0]} twice"
+            )
+    else:
+        check_int('seeds', seeds, 1)
 
 
 def check_env(env) -> None:
@@ -224,12 +279,16 @@ def check_env(env) -> None:
     if isinstance(env, str):
         if env.startswith('bsuite:'):
             from bsuite import sweep
-            if env[len('bsuite:'):] not in sweep.SETTINGS:
+
+            if env[len('bsuite:') :] not in sweep.SETTINGS:
                 raise ValueError(f"env {env!r}: unknown bsuite id (examples: bsuite:deep_sea/0, bsuite:cartpole/0)")
-        else: registry.env_entry(env)
+        else:
+            registry.env_entry(env)
     elif not all(hasattr(env, m) for m in ('reset', 'step', 'default_params')):
-        raise ValueError(f"env must be a registered environment's name ({', '.join(registry.ENVS)}), 'bsuite:ID' or a "
-                         f"gymnax environment, got {env!r}")
+        raise ValueError(
+            f"env must be a registered environment's name ({', '.join(registry.ENVS)}), 'bsuite:ID' or a "
+            f"gymnax environment, got {env!r}"
+        )
 
 
 def check_grid(grid, config) -> None:
@@ -242,10 +301,14 @@ def check_grid(grid, config) -> None:
         settings = [dict(zip(grid, combo)) for combo in itertools.product(*grid.values())]
     elif isinstance(grid, (list, tuple)):
         if not all(isinstance(s, Mapping) for s in grid):
-            raise ValueError(f"grid must be a dict {{name: [values]}} or a list of {{name: value}} settings, got {grid!r}")
+            raise ValueError(
+                f"grid must be a dict {{name: [values]}} or a list of {{name: value}} settings, got {grid!r}"
+            )
         settings = [dict(s) for s in grid]
     else:
-        raise ValueError(f"grid must be a dict {{name: [values]}} or a list of {{name: value}} settings, got {type(grid).__name__}")
+        raise ValueError(
+            f"grid must be a dict {{name: [values]}} or a list of {{name: value}} settings, got {type(grid).__name__}"
+        )
     traced = list(config.hparams().keys())
     for setting in settings:
         for name, value in setting.items():
@@ -255,9 +318,10 @@ def check_grid(grid, config) -> None:
             if isinstance(value, bool) or np.ndim(value) != 0 or kind is None or kind.kind not in 'iuf':
                 raise ValueError(f"grid[{name!r}] values must be numbers, got {value!r}")
             current = getattr(config, name, None)
-            if isinstance(current, bool) or not isinstance(current, (int, float)): continue   # a choice's code
-            whole = isinstance(current, int) and float(value).is_integer()            # an integer field
-            config.replace(**{name: int(value) if whole else float(value)})          # the field's own check
+            if isinstance(current, bool) or not isinstance(current, (int, float)):
+                continue  # a choice's code
+            whole = isinstance(current, int) and float(value).is_integer()  # an integer field
+            config.replace(**{name: int(value) if whole else float(value)})  # the field's own check
 
 
 def spec_value(name: str, value):
@@ -267,15 +331,24 @@ def spec_value(name: str, value):
     if name in ('env_params', 'run_env_params') and value is not None:
         cls = type(value)
         if not is_dataclass(value) or not cls.__module__.startswith(('uncertain_rl.', 'gymnax.')):
-            raise ValueError(f"{name} must be a dataclass of uncertain_rl's or gymnax's to be saved in a spec, got {cls.__name__}")
-        return {'class': f'{cls.__module__}:{cls.__qualname__}',
-                'fields': {f.name: np.asarray(getattr(value, f.name)).tolist() for f in fields(value)},
-                'dtypes': {f.name: str(np.asarray(getattr(value, f.name)).dtype) for f in fields(value)}}
+            raise ValueError(
+                f"{name} must be a dataclass of uncertain_rl's or gymnax's to be saved in a spec, got {cls.__name__}"
+            )
+        return {
+            'class': f'{cls.__module__}:{cls.__qualname__}',
+            'fields': {f.name: np.asarray(getattr(value, f.name)).tolist() for f in fields(value)},
+            'dtypes': {f.name: str(np.asarray(getattr(value, f.name)).dtype) for f in fields(value)},
+        }
     if name == 'keys' and value is not None:
-        return {'keys': np.asarray(jax.random.key_data(value) if jnp.issubdtype(jnp.asarray(value).dtype, jax.dtypes.prng_key)
-                                   else value).tolist()}
+        return {
+            'keys': np.asarray(
+                jax.random.key_data(value) if jnp.issubdtype(jnp.asarray(value).dtype, jax.dtypes.prng_key) else value
+            ).tolist()
+        }
     if name == 'env' and not isinstance(value, str):
-        raise ValueError(f"env is an object ({type(value).__name__}); a spec holds registered names and 'bsuite:ID' only")
+        raise ValueError(
+            f"env is an object ({type(value).__name__}); a spec holds registered names and 'bsuite:ID' only"
+        )
     if name == 'stop_when' and callable(value):
         raise ValueError("stop_when is a function; a spec holds 'solved' or None only")
     if name == 'on_chunk' and value is not None:
@@ -290,14 +363,16 @@ def from_spec_value(name: str, value):
     if name == 'agent' and isinstance(value, Mapping):
         entry = registry.agent_entry(value['agent'])
         known = {f.name for f in fields(entry.config_class)}
-        return entry.config_class(**{k: tuple(v) if isinstance(v, list) else v for k, v in value['config'].items()
-                                     if k in known})
+        return entry.config_class(
+            **{k: tuple(v) if isinstance(v, list) else v for k, v in value['config'].items() if k in known}
+        )
     if name in ('env_params', 'run_env_params') and isinstance(value, Mapping):
         module, _, qualname = value['class'].partition(':')
         if not module.startswith(('uncertain_rl.', 'gymnax.')):
             raise ValueError(f"{name}: a spec names only uncertain_rl's or gymnax's classes, got {value['class']!r}")
         cls = importlib.import_module(module)
-        for part in qualname.split('.'): cls = getattr(cls, part)
+        for part in qualname.split('.'):
+            cls = getattr(cls, part)
         return cls(**{k: jnp.asarray(v, value['dtypes'][k]) for k, v in value['fields'].items()})
     if name == 'keys' and isinstance(value, Mapping):
         return jnp.asarray(value['keys'], jnp.uint32)
@@ -308,34 +383,37 @@ def from_spec_value(name: str, value):
 # %% ../nbs/83_experiments.ipynb #exp00006
 class Prepared(NamedTuple):
     "A spec resolved: everything `run` needs, and everything the results are reported with."
+
     experiment: Experiment
-    agent: str                 # the registered agent's name
+    agent: str  # the registered agent's name
     entry: AgentEntry
     config: Any
-    presets: list              # the names of the presets that were applied, in order
+    presets: list  # the names of the presets that were applied, in order
     env: Any
     env_entry: Optional[EnvEntry]
-    labels: list               # per run: {'seed': s, **setting}
-    keys: Any                  # [runs, 2]
-    hparams: Any               # the agent's hyperparameters, [runs]-batched with a grid (else unbatched)
+    labels: list  # per run: {'seed': s, **setting}
+    keys: Any  # [runs, 2]
+    hparams: Any  # the agent's hyperparameters, [runs]-batched with a grid (else unbatched)
     train_config: Optional[TrainConfig]
-    env_params: Any = None     # each run's own environment parameters, [runs]-batched (None: the config's)
+    env_params: Any = None  # each run's own environment parameters, [runs]-batched (None: the config's)
 
 
 def snapshot_period(count: int, steps: int, episode_length: int) -> int:
     """Steps between snapshots for about `count` a run (0: none): whole episodes when the budget is whole
     episodes of `episode_length` (Deep Sea's), and a divisor of the budget, so the count may come out lower."""
-    if not count: return 0
+    if not count:
+        return 0
     unit = episode_length if steps % episode_length == 0 else 1
     return unit * (steps // unit // largest_divisor(steps // unit, count))
 
 
 def make_environment(exp: Experiment) -> tuple:
     "(environment, its registry entry or None) of the experiment; a bsuite id stays a name (the bridge loads it)."
-    if exp.env_name is None or exp.env_name.startswith('bsuite:'): return exp.env, None
+    if exp.env_name is None or exp.env_name.startswith('bsuite:'):
+        return exp.env, None
     try:
         env = registry.make_env(exp.env_name, exp.size, exp.mapping_seed)
-        env.default_params                                         # built here: Deep Sea's N x N action map
+        env.default_params  # built here: Deep Sea's N x N action map
         return env, registry.env_entry(exp.env_name)
     except MemoryError:
         raise ValueError(f"size {exp.size}: {exp.env_name}'s own arrays do not fit in this machine's memory") from None
@@ -345,25 +423,30 @@ def device_memory(device) -> int:
     "Bytes a device can hold: an accelerator's limit as JAX reports it, else the host's physical memory."
     try:
         limit = (device.memory_stats() or {}).get('bytes_limit')
-        if limit: return int(limit)
-    except Exception: pass
+        if limit:
+            return int(limit)
+    except Exception:
+        pass
     return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
 
 
-def check_memory(tc: TrainConfig, runs: int, devices, fraction: float = .8) -> int:
+def check_memory(tc: TrainConfig, runs: int, devices, fraction: float = 0.8) -> int:
     """Refuse (a `ValueError` with the estimate) a run whose loop state would not fit: the carry of one run (agent
     and environment states, replay, logs, evaluations, snapshots; `jax.eval_shape` of `init`, nothing allocated)
     times the runs each device holds, against `fraction` of the device's memory. Returns the bytes of one run."""
     from uncertain_rl.loops import run_layout
+
     shapes = jax.eval_shape(train(tc).init, jax.random.PRNGKey(0))
     per_run = int(sum(np.prod(x.shape, dtype=np.int64) * x.dtype.itemsize for x in jax.tree.leaves(shapes)))
     layout = run_layout(runs, devices)
     need, have = per_run * layout.per_device, device_memory(layout.mesh.devices.flat[0])
     if need > fraction * have:
-        raise ValueError(f"the run would need about {need / 2 ** 30:.1f} GiB per device ({layout.per_device} runs of "
-                         f"{per_run / 2 ** 30:.2f} GiB: replay, logs, evaluations and snapshots), more than "
-                         f"{fraction:.0%} of the {have / 2 ** 30:.1f} GiB a device has; use a smaller size, fewer "
-                         f"snapshots or seeds, or more devices")
+        raise ValueError(
+            f"the run would need about {need / 2**30:.1f} GiB per device ({layout.per_device} runs of "
+            f"{per_run / 2**30:.2f} GiB: replay, logs, evaluations and snapshots), more than "
+            f"{fraction:.0%} of the {have / 2**30:.1f} GiB a device has; use a smaller size, fewer "
+            f"snapshots or seeds, or more devices"
+        )
     return per_run
 
 
@@ -378,17 +461,21 @@ def run_keys(exp: Experiment, settings: int) -> jax.Array:
 
 def batched_hparams(agent_hparams, settings: list, seeds: int):
     "The agent's hyperparameters with each setting's values, one row per run (None without a grid)."
-    if settings == [{}]: return None
+    if settings == [{}]:
+        return None
     unknown = sorted({k for s in settings for k in s} - set(agent_hparams.keys()))
     if unknown:
-        raise ValueError(f"grid names must be traced hyperparameters ({', '.join(agent_hparams.keys())}), got {unknown[0]!r}")
+        raise ValueError(
+            f"grid names must be traced hyperparameters ({', '.join(agent_hparams.keys())}), got {unknown[0]!r}"
+        )
     rows = [agent_hparams.replace(**{k: jnp.float32(v) for k, v in s.items()}) for s in settings]
     return jax.tree.map(lambda *h: jnp.repeat(jnp.stack(h), seeds, axis=0), *rows)
 
 
 def run_episodes(exp: Experiment, env) -> Optional[int]:
     "The episodes of one run: the budget's, or as many of the longest kind as its steps hold (None: a bsuite id)."
-    if exp.episodes is not None or isinstance(env, str): return exp.episodes
+    if exp.episodes is not None or isinstance(env, str):
+        return exp.episodes
     return max(1, exp.steps // episode_bounds(env, exp.env_params)[1])
 
 
@@ -397,15 +484,19 @@ def env_config(exp: Experiment, env):
     facts the environment declares at the run's parameters (`registry.env_facts`, `AgentEntry.for_env`). Runs of one
     call with their own parameters (`run_env_params`) must derive the same config."""
     name, entry, config, _ = exp.agent_config()
-    if entry.for_env is None: return config
+    if entry.for_env is None:
+        return config
     episodes = run_episodes(exp, env)
     default = None if isinstance(env, str) else env.default_params if exp.env_params is None else exp.env_params
-    if exp.run_env_params is None: return registry.config_for_env(entry, config, registry.env_facts(exp.env_name, default, episodes))
+    if exp.run_env_params is None:
+        return registry.config_for_env(entry, config, registry.env_facts(exp.env_name, default, episodes))
     rows = [jax.tree.map(lambda x: x[i], exp.run_env_params) for i in range(len(exp.seed_list))]
     configs = [registry.config_for_env(entry, config, registry.env_facts(exp.env_name, p, episodes)) for p in rows]
     if any(c != configs[0] for c in configs):
-        raise ValueError(f"run_env_params must give every run the same config of agent {name!r}, which derives settings "
-                         f"from the environment's parameters; split the runs into calls (got {configs[0]} and others)")
+        raise ValueError(
+            f"run_env_params must give every run the same config of agent {name!r}, which derives settings "
+            f"from the environment's parameters; split the runs into calls (got {configs[0]} and others)"
+        )
     return configs[0]
 
 
@@ -416,37 +507,65 @@ def prepare(exp: Experiment) -> Prepared:
     config = env_config(exp, env)
     if env_entry is not None and not registry.runs_on(name, exp.env_name):
         fit = [e for e in registry.ENVS if registry.runs_on(name, e)]
-        raise ValueError(f"env must be one of {', '.join(fit)} for agent {name!r} "
-                         f"({'box' if entry.continuous else 'discrete'} actions), got {exp.env_name!r}")
+        raise ValueError(
+            f"env must be one of {', '.join(fit)} for agent {name!r} "
+            f"({'box' if entry.continuous else 'discrete'} actions), got {exp.env_name!r}"
+        )
     settings, seeds = exp.settings, exp.seed_list
     labels = [dict(seed=s, **setting) for setting in settings for s in seeds]
-    if isinstance(env, str):                                       # bsuite:ID, through the bridge
+    if isinstance(env, str):  # bsuite:ID, through the bridge
         return Prepared(exp, name, entry, config, presets, env, None, labels, None, None, None)
     shortest, longest = episode_bounds(env, exp.env_params)
     steps = exp.steps or exp.episodes * longest
     agent = entry.make(config, gymnax_spec(env, exp.env_params))
     has_cells = hasattr(env, 'cells') and hasattr(env, 'cell_index')
     if exp.snapshots and not has_cells:
-        raise ValueError(f"snapshots need an environment with cells (deep_sea, deep_sea_stochastic), got {exp.describe()['env']!r}")
-    quiet = not exp.freeze_finished                                # only the logs: no evaluations or snapshots
+        raise ValueError(
+            f"snapshots need an environment with cells (deep_sea, deep_sea_stochastic), got {exp.describe()['env']!r}"
+        )
+    quiet = not exp.freeze_finished  # only the logs: no evaluations or snapshots
     snapshots = (0 if quiet else 50 if has_cells else 0) if exp.snapshots is None else exp.snapshots
     eval_every = (0 if quiet else steps // largest_divisor(steps, 20)) if exp.eval_every is None else exp.eval_every
     if eval_every and steps % eval_every:
         raise ValueError(f"eval_every must divide the step budget {steps}, got {eval_every}")
-    tc = TrainConfig(env, agent, num_steps=steps, max_episodes=exp.episodes or max(1, steps // shortest),
-                     env_params=exp.env_params, eval_every=eval_every, eval_episodes=exp.eval_episodes,
-                     eval_steps=longest, snapshot_every=snapshot_period(snapshots, steps, longest),
-                     stop_at_max_episodes=exp.episodes is not None and shortest != longest,
-                     freeze_finished=exp.freeze_finished)
-    check_memory(tc, len(labels), exp.devices)                      # before anything is allocated or written
-    per_run = (None if exp.run_env_params is None else
-               jax.tree.map(lambda x: jnp.tile(jnp.asarray(x), (len(settings),) + (1,) * (jnp.ndim(x) - 1)),
-                            exp.run_env_params))                          # the seeds' rows, again for each setting
-    return Prepared(exp, name, entry, config, presets, env, env_entry, labels, run_keys(exp, len(settings)),
-                    batched_hparams(agent.hparams, settings, len(seeds)), tc, per_run)
+    tc = TrainConfig(
+        env,
+        agent,
+        num_steps=steps,
+        max_episodes=exp.episodes or max(1, steps // shortest),
+        env_params=exp.env_params,
+        eval_every=eval_every,
+        eval_episodes=exp.eval_episodes,
+        eval_steps=longest,
+        snapshot_every=snapshot_period(snapshots, steps, longest),
+        stop_at_max_episodes=exp.episodes is not None and shortest != longest,
+        freeze_finished=exp.freeze_finished,
+    )
+    check_memory(tc, len(labels), exp.devices)  # before anything is allocated or written
+    per_run = (
+        None
+        if exp.run_env_params is None
+        else jax.tree.map(
+            lambda x: jnp.tile(jnp.asarray(x), (len(settings),) + (1,) * (jnp.ndim(x) - 1)), exp.run_env_params
+        )
+    )  # the seeds' rows, again for each setting
+    return Prepared(
+        exp,
+        name,
+        entry,
+        config,
+        presets,
+        env,
+        env_entry,
+        labels,
+        run_keys(exp, len(settings)),
+        batched_hparams(agent.hparams, settings, len(seeds)),
+        tc,
+        per_run,
+    )
 
 # %% ../nbs/83_experiments.ipynb #exp00009
-NEVER = rundir.NEVER                      # episode numbers where 0 means "never": reported as None
+NEVER = rundir.NEVER  # episode numbers where 0 means "never": reported as None
 
 
 def summarise(logs: dict, labels: list, env_entry: Optional[EnvEntry] = None, evals: Optional[dict] = None) -> list:
@@ -456,21 +575,29 @@ def summarise(logs: dict, labels: list, env_entry: Optional[EnvEntry] = None, ev
         n = int(np.isfinite(logs['episode_return'][i]).sum())
         run_logs = {k: np.asarray(v[i][:n]) for k, v in logs.items()}
         ret = run_logs['episode_return']
-        row = {**label, 'episodes': n, 'mean_return_last_100': float(np.mean(ret[-100:])) if n else None,
-               'best_100_mean': float(best_moving_average(ret, min_episodes=100)) if n >= 100 else None}
+        row = {
+            **label,
+            'episodes': n,
+            'mean_return_last_100': float(np.mean(ret[-100:])) if n else None,
+            'best_100_mean': float(best_moving_average(ret, min_episodes=100)) if n >= 100 else None,
+        }
         if evals:
             made = np.asarray(evals['step'][i]) > 0
             greedy = np.asarray(evals['greedy_return'][i])[made]
-            row.update(best_greedy_return=float(np.nanmax(greedy)) if greedy.size else None,
-                       final_greedy_return=float(greedy[-1]) if greedy.size else None)
-        if 'explorer' in run_logs:               # TDU: returns of the exploiting heads only
+            row.update(
+                best_greedy_return=float(np.nanmax(greedy)) if greedy.size else None,
+                final_greedy_return=float(greedy[-1]) if greedy.size else None,
+            )
+        if 'explorer' in run_logs:  # TDU: returns of the exploiting heads only
             last = role_returns({k: run_logs[k][-100:] for k in ('episode_return', 'explorer')})['exploiter']
             row['exploiter_return_last_100'] = float(np.nanmean(last)) if np.isfinite(last).any() else None
-        if env_entry is not None and env_entry.solved and n: row['solved_at'] = int(env_entry.solved(run_logs))
+        if env_entry is not None and env_entry.solved and n:
+            row['solved_at'] = int(env_entry.solved(run_logs))
         if env_entry is not None and env_entry.statistics and n:
             row.update({k: np.asarray(v).item() for k, v in env_entry.statistics(run_logs).items()})
         for k in NEVER:
-            if k in row and row[k] == 0: row[k] = None
+            if k in row and row[k] == 0:
+                row[k] = None
         rows.append(row)
     return rows
 
@@ -478,49 +605,66 @@ def summarise(logs: dict, labels: list, env_entry: Optional[EnvEntry] = None, ev
 @dataclass
 class RunResult:
     "Everything a run produced: logs, evaluations and snapshots (run axis first), summary rows, states, timings."
+
     experiment: Experiment
     agent: str
     config: Any
     presets: list
-    labels: list               # per run: {'seed': s, **setting}
-    logs: dict                 # per-episode arrays [runs, max episodes] (NaN returns past a run's last episode)
-    evals: dict                # per run: 'step', 'episode', 'greedy_return' of each evaluation (empty without)
-    episodes: np.ndarray       # episodes completed per run
-    rows: list                 # the summary rows (`summarise`)
+    labels: list  # per run: {'seed': s, **setting}
+    logs: dict  # per-episode arrays [runs, max episodes] (NaN returns past a run's last episode)
+    evals: dict  # per run: 'step', 'episode', 'greedy_return' of each evaluation (empty without)
+    episodes: np.ndarray  # episodes completed per run
+    rows: list  # the summary rows (`summarise`)
     snapshots: Optional[rundir.RunData] = None
-    agent_state: Any = None    # final agent states (run axis first; None for an interrupted run)
+    agent_state: Any = None  # final agent states (run axis first; None for an interrupted run)
     compile_seconds: float = float('nan')
     run_seconds: float = float('nan')
     layout: dict = field(default_factory=dict)
-    status: str = 'complete'   # or 'interrupted'
+    status: str = 'complete'  # or 'interrupted'
     out: Optional[Path] = None
 
     @property
-    def seeds(self) -> list: return [l['seed'] for l in self.labels]
+    def seeds(self) -> list:
+        return [l['seed'] for l in self.labels]
 
     def summary(self, **extra) -> dict:
         "The run directory's `summary.json` (without its schema version), with `extra` entries (e.g. the command)."
         config = asdict(self.config) if is_dataclass(self.config) else repr(self.config)
         spec, why = _spec_or_reason(self.experiment)
-        return dict(status=self.status, **extra, experiment=self.experiment.describe(), spec=spec,
-                    **({'spec_error': why} if why else {}), agent=self.agent,
-                    presets=self.presets, agent_config=config, seeds=self.seeds, labels=self.labels,
-                    results=self.rows, episodes=[int(e) for e in self.episodes],
-                    compile_seconds=_finite(self.compile_seconds), run_seconds=_finite(self.run_seconds),
-                    layout=self.layout, devices=[str(d) for d in jax.devices()], versions=rundir.package_versions())
+        return dict(
+            status=self.status,
+            **extra,
+            experiment=self.experiment.describe(),
+            spec=spec,
+            **({'spec_error': why} if why else {}),
+            agent=self.agent,
+            presets=self.presets,
+            agent_config=config,
+            seeds=self.seeds,
+            labels=self.labels,
+            results=self.rows,
+            episodes=[int(e) for e in self.episodes],
+            compile_seconds=_finite(self.compile_seconds),
+            run_seconds=_finite(self.run_seconds),
+            layout=self.layout,
+            devices=[str(d) for d in jax.devices()],
+            versions=rundir.package_versions(),
+        )
 
 
-def _finite(x: float) -> Optional[float]: return float(x) if np.isfinite(x) else None
+def _finite(x: float) -> Optional[float]:
+    return float(x) if np.isfinite(x) else None
 
 
 class RunInterrupted(KeyboardInterrupt):
     "A run stopped by Ctrl-C or SIGTERM; `result` holds what it trained (and wrote, with `out`)."
+
     def __init__(self, result: RunResult, signum: int = signal.SIGINT):
         super().__init__(f'interrupted after {int(np.min(result.episodes)) if len(result.episodes) else 0} episodes')
         self.result, self.signum = result, signum
 
 # %% ../nbs/83_experiments.ipynb #track002
-TRACKED = ('episode_return', 'episode_length', 'loss')   # the per-episode logs a tracker writes, where a run has them
+TRACKED = ('episode_return', 'episode_length', 'loss')  # the per-episode logs a tracker writes, where a run has them
 
 
 def run_tag(label: dict) -> str:
@@ -531,6 +675,7 @@ def run_tag(label: dict) -> str:
 class EpisodeTracker:
     """An `on_chunk` callback that hands each run's episodes, once each, to `write(tag, name, value, episode)`:
     the part every tracker shares (what is new since the last chunk, which logs, which values are real)."""
+
     def __init__(self, labels: list):
         self.labels, self.done = labels, np.zeros(len(labels), int)
 
@@ -543,45 +688,65 @@ class EpisodeTracker:
                         self.write(run_tag(label), name, float(logs[name][i][episode]), episode + 1)
             self.done[i] = n
         self.flush()
-        return False                                               # a tracker never stops a run
+        return False  # a tracker never stops a run
 
-    def write(self, tag: str, name: str, value: float, episode: int): raise NotImplementedError
-    def flush(self): pass
-    def close(self): pass
+    def write(self, tag: str, name: str, value: float, episode: int):
+        raise NotImplementedError
+
+    def flush(self):
+        pass
+
+    def close(self):
+        pass
 
 
 class TensorBoardTracker(EpisodeTracker):
     "Each run's episodes as TensorBoard scalars (`TAG/episode_return` at step = episode) in `directory` (tensorboardX)."
+
     def __init__(self, directory, labels: list):
         super().__init__(labels)
         from tensorboardX import SummaryWriter
+
         self.writer = SummaryWriter(str(directory))
 
-    def write(self, tag, name, value, episode): self.writer.add_scalar(f'{tag}/{name}', value, episode)
-    def flush(self): self.writer.flush()
-    def close(self): self.writer.close()
+    def write(self, tag, name, value, episode):
+        self.writer.add_scalar(f'{tag}/{name}', value, episode)
+
+    def flush(self):
+        self.writer.flush()
+
+    def close(self):
+        self.writer.close()
 
 
 class WandbTracker(EpisodeTracker):
     "Each run's episodes as W&B metrics (`TAG/episode_return` against `TAG/episode`), one W&B run per experiment."
+
     def __init__(self, directory, labels: list, config: dict, name: str):
         super().__init__(labels)
         import wandb
+
         self.wandb = wandb
         self.run = wandb.init(project='uncertain_rl', name=name, dir=str(directory), config=config, reinit=True)
 
-    def write(self, tag, name, value, episode): self.run.log({f'{tag}/{name}': value, f'{tag}/episode': episode})
-    def close(self): self.run.finish()
+    def write(self, tag, name, value, episode):
+        self.run.log({f'{tag}/{name}': value, f'{tag}/episode': episode})
+
+    def close(self):
+        self.run.finish()
 
 
 def make_tracker(experiment: Experiment, out, labels: list, spec: Optional[dict]):
     "The tracker `experiment.log` asks for (None for 'none'), writing beside the run directory `out`."
-    if experiment.log == 'none': return None
-    if out is None: raise ValueError(f"log={experiment.log!r} writes into the run directory: give out=DIR")
+    if experiment.log == 'none':
+        return None
+    if out is None:
+        raise ValueError(f"log={experiment.log!r} writes into the run directory: give out=DIR")
     module = {'tensorboard': 'tensorboardX', 'wandb': 'wandb'}[experiment.log]
     if importlib.util.find_spec(module) is None:
         raise ValueError(f"log={experiment.log!r} needs {module}: pip install 'uncertain_rl[{experiment.log}]'")
-    if experiment.log == 'tensorboard': return TensorBoardTracker(Path(out) / 'tensorboard', labels)
+    if experiment.log == 'tensorboard':
+        return TensorBoardTracker(Path(out) / 'tensorboard', labels)
     return WandbTracker(out, labels, spec or experiment.describe(), Path(out).name)
 
 # %% ../nbs/83_experiments.ipynb #exp00014
@@ -589,76 +754,130 @@ class _Terminated(KeyboardInterrupt):
     "SIGTERM, raised as an interrupt."
 
 
-def _on_sigterm(signum, frame): raise _Terminated()
+def _on_sigterm(signum, frame):
+    raise _Terminated()
 
 
 class interrupts_as_keyboard_interrupt:
     "Within it (in the main thread), SIGTERM raises `KeyboardInterrupt` as Ctrl-C does."
+
     def __enter__(self):
-        self.old = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
+        self.old = (
+            signal.signal(signal.SIGTERM, _on_sigterm)
+            if threading.current_thread() is threading.main_thread()
+            else None
+        )
         return self
 
     def __exit__(self, *exc):
-        if self.old is not None: signal.signal(signal.SIGTERM, self.old)
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
 
 
 class _Progress:
     "What the chunks have produced so far, the run directory's partial files, and the callbacks that see each chunk."
+
     def __init__(self, prep: Prepared, out: Optional[Path], callbacks=()):
         self.prep, self.out, self.logs, self.episodes = prep, out, None, np.zeros(len(prep.labels), int)
         self.callbacks = [c for c in callbacks if c is not None]
 
     def chunk(self, logs: dict, episodes) -> bool:
-        if self.out is not None:          # the file first: an interrupt while writing leaves both at the last chunk
+        if self.out is not None:  # the file first: an interrupt while writing leaves both at the last chunk
             rundir.write_atomic(self.out / rundir.EPISODES_FILE, rundir.episodes_csv(logs, self.prep.labels, episodes))
         self.logs, self.episodes = logs, np.asarray(episodes)
-        for callback in self.callbacks: callback(logs, self.episodes)      # trackers, the experiment's on_chunk
+        for callback in self.callbacks:
+            callback(logs, self.episodes)  # trackers, the experiment's on_chunk
         stop = self.prep.experiment.stop_when
         if stop == 'solved':
             if self.prep.env_entry is None or self.prep.env_entry.solved is None:
-                raise ValueError(f"stop_when='solved' needs an environment with a solved rule, got {self.prep.experiment.describe()['env']!r}")
+                raise ValueError(
+                    "stop_when='solved' needs an environment with a solved rule, "
+                    f"got {self.prep.experiment.describe()['env']!r}"
+                )
             return bool((np.asarray(self.prep.env_entry.solved(logs)) > 0).all())
         return bool(stop(logs)) if stop is not None else False
 
 
 def _result(prep: Prepared, logs, evals, episodes, **kw) -> RunResult:
     logs = {k: np.asarray(v) for k, v in logs.items()}
-    return RunResult(prep.experiment, prep.agent, prep.config, prep.presets, prep.labels, logs, evals,
-                     np.asarray(episodes), summarise(logs, prep.labels, prep.env_entry, evals), **kw)
+    return RunResult(
+        prep.experiment,
+        prep.agent,
+        prep.config,
+        prep.presets,
+        prep.labels,
+        logs,
+        evals,
+        np.asarray(episodes),
+        summarise(logs, prep.labels, prep.env_entry, evals),
+        **kw,
+    )
 
 
 def _run_jax(prep: Prepared, progress: _Progress, show: bool, checkpoints: Optional[Checkpoints] = None) -> RunResult:
     "Every run in one vmapped compiled loop, in chunks (checkpointed with `checkpoints`)."
-    res = run_chunked(train(prep.train_config), prep.keys, prep.hparams, num_chunks=prep.experiment.num_chunks,
-                      progress=show, on_chunk=progress.chunk, batched_hparams=prep.hparams is not None,
-                      devices=prep.experiment.devices, env_params=prep.env_params, checkpoints=checkpoints)
+    res = run_chunked(
+        train(prep.train_config),
+        prep.keys,
+        prep.hparams,
+        num_chunks=prep.experiment.num_chunks,
+        progress=show,
+        on_chunk=progress.chunk,
+        batched_hparams=prep.hparams is not None,
+        devices=prep.experiment.devices,
+        env_params=prep.env_params,
+        checkpoints=checkpoints,
+    )
     snapshots = None
     if res.snapshots:
-        snapshots = rundir.RunData.from_result(res, prep.env, [l['seed'] for l in prep.labels], agent=prep.agent,
-                                               env=prep.experiment.env_name or 'deep_sea')
-    return _result(prep, res.logs, res.evals, res.episodes, snapshots=snapshots, agent_state=res.agent_state,
-                   compile_seconds=res.compile_seconds, run_seconds=res.run_seconds, layout=res.layout)
+        snapshots = rundir.RunData.from_result(
+            res,
+            prep.env,
+            [l['seed'] for l in prep.labels],
+            agent=prep.agent,
+            env=prep.experiment.env_name or 'deep_sea',
+        )
+    return _result(
+        prep,
+        res.logs,
+        res.evals,
+        res.episodes,
+        snapshots=snapshots,
+        agent_state=res.agent_state,
+        compile_seconds=res.compile_seconds,
+        run_seconds=res.run_seconds,
+        layout=res.layout,
+    )
 
 
 def _run_bsuite(prep: Prepared, progress: _Progress, show: bool) -> RunResult:
     "Through the bsuite bridge, seed after seed (bsuite's logger writes its CSVs under `out/bsuite`)."
     from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
+
     exp = prep.experiment
     if exp.steps is not None or exp.grid or exp.snapshots or exp.run_env_params is not None:
         raise ValueError("a bsuite environment takes an episode budget, and no grid, snapshots or run_env_params")
     logdir = (progress.out or Path(tempfile.mkdtemp(prefix='uncertain_rl-bsuite-'))) / 'bsuite'
     all_logs, start = [], time.perf_counter()
     for label in prep.labels:
-        env, spec = load_bsuite(exp.env[len('bsuite:'):], str(logdir / f"seed_{label['seed']}"))
+        env, spec = load_bsuite(exp.env[len('bsuite:') :], str(logdir / f"seed_{label['seed']}"))
         agent = prep.entry.make(prep.config, spec)
         all_logs.append(run_dm_env(env, agent, jax.random.PRNGKey(label['seed']), exp.episodes, progress=show)[1])
-        progress.chunk({k: np.stack([l[k] for l in all_logs]) for k in all_logs[0]},
-                       [exp.episodes] * len(all_logs) + [0] * (len(prep.labels) - len(all_logs)))
+        progress.chunk(
+            {k: np.stack([l[k] for l in all_logs]) for k in all_logs[0]},
+            [exp.episodes] * len(all_logs) + [0] * (len(prep.labels) - len(all_logs)),
+        )
     return _result(prep, progress.logs, {}, progress.episodes, run_seconds=time.perf_counter() - start)
 
 
-def run(experiment: Optional[Experiment] = None, out=None, progress: bool = False, resume=None,
-        checkpoints: Optional[Checkpoints] = None, **summary_extra) -> RunResult:
+def run(
+    experiment: Optional[Experiment] = None,
+    out=None,
+    progress: bool = False,
+    resume=None,
+    checkpoints: Optional[Checkpoints] = None,
+    **summary_extra,
+) -> RunResult:
     """Train `experiment`; with `out`, write its run directory (see above), which must not hold another run.
     `resume=DIR` continues the interrupted run in DIR from its last checkpoint (its experiment read from its
     summary). `checkpoints` saves (and resumes from) the loop's state elsewhere than a run directory (the suite's
@@ -666,63 +885,95 @@ def run(experiment: Optional[Experiment] = None, out=None, progress: bool = Fals
     `KeyboardInterrupt`) with the partial result."""
     if resume is not None:
         experiment, out, summary_extra = resumable(resume, experiment, summary_extra)
-    elif experiment is None: raise ValueError("run needs an experiment, or resume=DIR (a run directory)")
-    elif out is not None: check_fresh_out(Path(out))
-    runtime.setup()                # the process's setup, explicitly (runtime: the CPU's devices only if JAX has not started)
-    prep = prepare(experiment)                                         # every check before anything is written
+    elif experiment is None:
+        raise ValueError("run needs an experiment, or resume=DIR (a run directory)")
+    elif out is not None:
+        check_fresh_out(Path(out))
+    runtime.setup()  # the process's setup, explicitly (runtime: the CPU's devices only if JAX has not started)
+    prep = prepare(experiment)  # every check before anything is written
     if resume is not None and isinstance(prep.env, str):
         raise ValueError("resume: a bsuite run (through the bridge) has no checkpoints; run it again")
     spec, why = _spec_or_reason(experiment)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        rundir.write_summary(out, dict(status='running', **summary_extra, experiment=experiment.describe(), spec=spec,
-                                       **({'spec_error': why} if why else {}), agent=prep.agent, presets=prep.presets,
-                                       agent_config=asdict(prep.config), host=socket.gethostname(), pid=os.getpid()))
+        rundir.write_summary(
+            out,
+            dict(
+                status='running',
+                **summary_extra,
+                experiment=experiment.describe(),
+                spec=spec,
+                **({'spec_error': why} if why else {}),
+                agent=prep.agent,
+                presets=prep.presets,
+                agent_config=asdict(prep.config),
+                host=socket.gethostname(),
+                pid=os.getpid(),
+            ),
+        )
         if experiment.checkpoint_every and checkpoints is None:
             checkpoints = Checkpoints(out / CHECKPOINT_DIR, experiment.checkpoint_every)
     tracker = make_tracker(experiment, out, prep.labels, spec)
     done = _Progress(prep, out, (tracker, experiment.on_chunk))
     try:
         with interrupts_as_keyboard_interrupt():
-            result = (_run_bsuite(prep, done, progress) if isinstance(prep.env, str)
-                      else _run_jax(prep, done, progress, checkpoints))
+            result = (
+                _run_bsuite(prep, done, progress)
+                if isinstance(prep.env, str)
+                else _run_jax(prep, done, progress, checkpoints)
+            )
     except KeyboardInterrupt as e:
-        partial = _result(prep, done.logs if done.logs is not None else {'episode_return': np.full((len(prep.labels), 0), np.nan)},
-                          {}, done.episodes, status='interrupted', out=out)
-        if out is not None: rundir.write_summary(out, partial.summary(**summary_extra))
+        partial = _result(
+            prep,
+            done.logs if done.logs is not None else {'episode_return': np.full((len(prep.labels), 0), np.nan)},
+            {},
+            done.episodes,
+            status='interrupted',
+            out=out,
+        )
+        if out is not None:
+            rundir.write_summary(out, partial.summary(**summary_extra))
         raise RunInterrupted(partial, signal.SIGTERM if isinstance(e, _Terminated) else signal.SIGINT) from None
     finally:
-        if tracker is not None: tracker.close()
+        if tracker is not None:
+            tracker.close()
     result.out = out
     if out is not None:
         write_results(result, out, **summary_extra)
-        shutil.rmtree(out / CHECKPOINT_DIR, ignore_errors=True)       # the results are on disk: nothing to resume
+        shutil.rmtree(out / CHECKPOINT_DIR, ignore_errors=True)  # the results are on disk: nothing to resume
     return result
 
 
-CHECKPOINT_DIR = 'checkpoint'      # inside a run directory: the loop's state, while the run is unfinished
+CHECKPOINT_DIR = 'checkpoint'  # inside a run directory: the loop's state, while the run is unfinished
 
 
 def _spec_or_reason(experiment: Experiment) -> tuple:
-    try: return experiment.spec(), None
-    except ValueError as e: return None, str(e)
+    try:
+        return experiment.spec(), None
+    except ValueError as e:
+        return None, str(e)
 
 
 def check_fresh_out(out: Path) -> None:
     "A run directory must not hold an earlier run: a `ValueError` naming it (resume it, or choose another directory)."
     if (out / rundir.SUMMARY_FILE).exists():
-        raise ValueError(f"out {str(out)!r} holds an earlier run ({rundir.SUMMARY_FILE}); choose another directory, "
-                         f"delete it, or resume it (resume=DIR, uncertain-rl train --resume DIR)")
+        raise ValueError(
+            f"out {str(out)!r} holds an earlier run ({rundir.SUMMARY_FILE}); choose another directory, "
+            f"delete it, or resume it (resume=DIR, uncertain-rl train --resume DIR)"
+        )
 
 
 def resumable(path, experiment, summary_extra) -> tuple:
     "(experiment, out, summary extras) of the run to resume in `path`; a `ValueError` if there is none to resume."
     stored = rundir.load_run(path)
-    if stored.status == 'complete': raise ValueError(f"resume: {str(path)!r} holds a complete run; nothing to resume")
+    if stored.status == 'complete':
+        raise ValueError(f"resume: {str(path)!r} holds a complete run; nothing to resume")
     if stored.status == 'running':
-        raise ValueError(f"resume: the run in {str(path)!r} is still running (process {stored.summary.get('pid')} on "
-                         f"{stored.summary.get('host')})")
+        raise ValueError(
+            f"resume: the run in {str(path)!r} is still running (process {stored.summary.get('pid')} on "
+            f"{stored.summary.get('host')})"
+        )
     saved = Experiment.from_summary(path)
     if experiment is not None and experiment.spec() != saved.spec():
         raise ValueError(f"resume: the experiment given differs from the one {str(path)!r} ran; give none to resume it")
@@ -733,7 +984,7 @@ def resumable(path, experiment, summary_extra) -> tuple:
 def curve_title(result: RunResult) -> str:
     "The learning curve's title: agent, environment, and its size where the environment has one."
     exp = result.experiment
-    sized = exp.env_name in registry.ENVS and registry.ENVS[exp.env_name].sized     # as the environment declares
+    sized = exp.env_name in registry.ENVS and registry.ENVS[exp.env_name].sized  # as the environment declares
     return f"{result.agent} on {exp.describe()['env']}" + (f" (N = {exp.size})" if sized else '')
 
 
@@ -741,14 +992,18 @@ def write_results(result: RunResult, out, **summary_extra) -> None:
     "Write a finished run's files into `out`: results first, the figure (optional) last."
     out = Path(out)
     rundir.write_atomic(out / rundir.EPISODES_FILE, rundir.episodes_csv(result.logs, result.labels, result.episodes))
-    if result.evals: rundir.write_atomic(out / rundir.EVALUATIONS_FILE, rundir.evaluations_csv(result.evals, result.labels))
-    if result.snapshots is not None: rundir.save_snapshots(result.snapshots, out / rundir.SNAPSHOTS_FILE)
+    if result.evals:
+        rundir.write_atomic(out / rundir.EVALUATIONS_FILE, rundir.evaluations_csv(result.evals, result.labels))
+    if result.snapshots is not None:
+        rundir.save_snapshots(result.snapshots, out / rundir.SNAPSHOTS_FILE)
     rundir.write_summary(out, result.summary(**summary_extra))
     try:
-        rundir.plot_learning_curves(result.logs, result.labels, out / rundir.CURVE_FILE,
-                                    curve_title(result), result.evals)
-    except Exception as e:                                            # optional: the results are on disk already
+        rundir.plot_learning_curves(
+            result.logs, result.labels, out / rundir.CURVE_FILE, curve_title(result), result.evals
+        )
+    except Exception as e:  # optional: the results are on disk already
         import warnings
+
         warnings.warn(f"the learning-curve figure was not written: {type(e).__name__}: {e}", stacklevel=2)
 
 # %% ../nbs/83_experiments.ipynb #b8a0619d
@@ -761,7 +1016,11 @@ def sweep(experiment: Experiment, solved_fn: Optional[Callable] = None, progress
     """`run(experiment)` until every run has solved (`solved_fn(logs) -> [runs]`, 0: not yet; the environment's rule by
     default). Returns `(solved [*grid shape, seeds], RunResult)`."""
     solved_fn = solved_fn or solved_rule(experiment)
-    exp = experiment if experiment.stop_when is not None else _replace(experiment, stop_when=lambda l: bool((np.asarray(solved_fn(l)) > 0).all()))
+    exp = (
+        experiment
+        if experiment.stop_when is not None
+        else _replace(experiment, stop_when=lambda l: bool((np.asarray(solved_fn(l)) > 0).all()))
+    )
     result = run(exp, progress=progress)
     grid = experiment.grid
     shape = tuple(len(v) for v in grid.values()) if isinstance(grid, Mapping) and grid else (len(experiment.settings),)
@@ -771,7 +1030,8 @@ def sweep(experiment: Experiment, solved_fn: Optional[Callable] = None, progress
 def solved_rule(experiment: Experiment) -> Callable:
     "The solved rule of the experiment's (registered) environment."
     entry = registry.env_entry(experiment.env_name or '')
-    if entry.solved is None: raise ValueError(f"env {entry.name!r} has no solved rule: give solved_fn")
+    if entry.solved is None:
+        raise ValueError(f"env {entry.name!r} has no solved rule: give solved_fn")
     return entry.solved
 
 
@@ -779,37 +1039,92 @@ def _replace(exp: Experiment, **changes) -> Experiment:
     return Experiment(**{**{f.name: getattr(exp, f.name) for f in fields(exp)}, **changes})
 
 # %% ../nbs/83_experiments.ipynb #1ecc9a7b
-def tree_experiment(depth: int, betas, seeds: int = 3, episodes: int = 1000, prior_scale: float = 0.,
-                    num_chunks: int = 40, progress: bool = False, **config) -> tuple:
+def tree_experiment(
+    depth: int,
+    betas,
+    seeds: int = 3,
+    episodes: int = 1000,
+    prior_scale: float = 0.0,
+    num_chunks: int = 40,
+    progress: bool = False,
+    **config,
+) -> tuple:
     "TDU on the binary tree of `depth` for every beta x seed: solved-at episodes `[len(betas), seeds]` (0: never)."
     from uncertain_rl.agents.tdu import TDUConfig
-    exp = Experiment(TDUConfig(prior_scale=prior_scale, **config), 'binary_tree', episodes=episodes, size=depth,
-                     seeds=seeds, keys=split_keys(seeds), grid={'beta': betas}, eval_every=0, num_chunks=num_chunks)
+
+    exp = Experiment(
+        TDUConfig(prior_scale=prior_scale, **config),
+        'binary_tree',
+        episodes=episodes,
+        size=depth,
+        seeds=seeds,
+        keys=split_keys(seeds),
+        grid={'beta': betas},
+        eval_every=0,
+        num_chunks=num_chunks,
+    )
     return sweep(exp, progress=progress)
 
 
-def deep_sea_sweep(size: int, variant: str, betas, prior_scales, seeds: int = 3, episodes: int = 500,
-                   num_chunks: int = 25, progress: bool = False, **config) -> tuple:
+def deep_sea_sweep(
+    size: int,
+    variant: str,
+    betas,
+    prior_scales,
+    seeds: int = 3,
+    episodes: int = 500,
+    num_chunks: int = 25,
+    progress: bool = False,
+    **config,
+) -> tuple:
     "TDU on Deep Sea for every beta x prior scale x seed: bsuite's solved-at episodes `[betas, scales, seeds]`."
     from uncertain_rl.agents.tdu import TDUConfig
+
     env = 'deep_sea' if variant == 'deterministic' else 'deep_sea_stochastic'
-    exp = Experiment(TDUConfig(**config), env, episodes=episodes, size=size, seeds=seeds, keys=split_keys(seeds),
-                     grid={'beta': betas, 'prior_scale': prior_scales}, eval_every=0, snapshots=0, num_chunks=num_chunks)
+    exp = Experiment(
+        TDUConfig(**config),
+        env,
+        episodes=episodes,
+        size=size,
+        seeds=seeds,
+        keys=split_keys(seeds),
+        grid={'beta': betas, 'prior_scale': prior_scales},
+        eval_every=0,
+        snapshots=0,
+        num_chunks=num_chunks,
+    )
     return sweep(exp, progress=progress)
 
 # %% ../nbs/83_experiments.ipynb #d538ac34
-COMPARISON_AGENTS = (('DDQN', 'ddqn', {}), ('Bootstrapped DQN', 'bootstrap', {}), ('Ensemble Voting', 'vote', {}),
-                     ('UCB λ=0', 'ucb', dict(ucb_lambda=0.)), ('UCB λ=0.1', 'ucb', {}),
-                     ('UCB λ=1', 'ucb', dict(ucb_lambda=1.)), ('UCB+InfoGain', 'ucb_infogain', {}))
+COMPARISON_AGENTS = (
+    ('DDQN', 'ddqn', {}),
+    ('Bootstrapped DQN', 'bootstrap', {}),
+    ('Ensemble Voting', 'vote', {}),
+    ('UCB λ=0', 'ucb', dict(ucb_lambda=0.0)),
+    ('UCB λ=0.1', 'ucb', {}),
+    ('UCB λ=1', 'ucb', dict(ucb_lambda=1.0)),
+    ('UCB+InfoGain', 'ucb_infogain', {}),
+)
 
 
-def compare_agents(env, episode_steps: int, episodes: int, seeds: int, solved_fn, agents=COMPARISON_AGENTS,
-                   num_chunks: int = 20, progress: bool = False, stop_when_solved: bool = False, **config) -> tuple:
+def compare_agents(
+    env,
+    episode_steps: int,
+    episodes: int,
+    seeds: int,
+    solved_fn,
+    agents=COMPARISON_AGENTS,
+    num_chunks: int = 20,
+    progress: bool = False,
+    stop_when_solved: bool = False,
+    **config,
+) -> tuple:
     """Train every `(label, preset, overrides)` of `agents` for `seeds` seeds on `env` (`episode_steps` steps per
     episode at most), one experiment per network shape. `solved_fn(logs) -> [runs]` gives each run's solved-at episode
     (0: not solved); with `stop_when_solved` a group stops once all its runs have solved (its later episodes stay
     NaN). Returns the solved-at episodes per label `[seeds]` and the logs per label."""
     from uncertain_rl.agents.ucb import UCB_PRESETS, UCBConfig
+
     groups = {}
     for label, name, overrides in agents:
         cfg = UCBConfig(**{**UCB_PRESETS[check_choice('agent', name, tuple(UCB_PRESETS))], **config, **overrides})
@@ -822,13 +1137,22 @@ def compare_agents(env, episode_steps: int, episodes: int, seeds: int, solved_fn
             if cfg.replace(**{n: getattr(base, n) for n in traced}) != base:
                 raise ValueError(f"agent {label!r} differs from {members[0][0]!r} in more than numeric hyperparameters")
         stop = (lambda l: bool((np.asarray(solved_fn(l)) > 0).all())) if stop_when_solved else None
-        exp = Experiment(base, env, steps=episodes * episode_steps, seeds=seeds, keys=split_keys(seeds),
-                         grid=[cfg.hparams().asdict() for _, cfg in members], eval_every=0, snapshots=0,
-                         num_chunks=num_chunks, stop_when=stop)
+        exp = Experiment(
+            base,
+            env,
+            steps=episodes * episode_steps,
+            seeds=seeds,
+            keys=split_keys(seeds),
+            grid=[cfg.hparams().asdict() for _, cfg in members],
+            eval_every=0,
+            snapshots=0,
+            num_chunks=num_chunks,
+            stop_when=stop,
+        )
         res = run(exp, progress=progress)
         res_logs = {k: v[:, :episodes] for k, v in res.logs.items()}
         done = np.asarray(solved_fn(res_logs)).reshape(len(members), seeds)
         for i, (label, _) in enumerate(members):
             solved[label] = done[i]
-            logs[label] = {k: np.asarray(v)[i * seeds:(i + 1) * seeds] for k, v in res_logs.items()}
+            logs[label] = {k: np.asarray(v)[i * seeds : (i + 1) * seeds] for k, v in res_logs.items()}
     return solved, logs

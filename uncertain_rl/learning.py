@@ -28,8 +28,9 @@ def taken_action_values(q: jax.Array, action: jax.Array) -> jax.Array:
     return jnp.take_along_axis(q, index, axis=-1)[..., 0]
 
 
-def q_learning_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: jax.Array,
-                  q_next: jax.Array) -> jax.Array:
+def q_learning_td(
+    q: jax.Array, action: jax.Array, reward: jax.Array, discount: jax.Array, q_next: jax.Array
+) -> jax.Array:
     """Q-learning TD errors of every member.
 
     Args:
@@ -44,8 +45,14 @@ def q_learning_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: 
     return reward[..., None] + discount[..., None] * jax.lax.stop_gradient(q_next.max(-1)) - q_sa
 
 
-def double_q_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: jax.Array, q_next_online: jax.Array,
-                q_next_target: jax.Array) -> jax.Array:
+def double_q_td(
+    q: jax.Array,
+    action: jax.Array,
+    reward: jax.Array,
+    discount: jax.Array,
+    q_next_online: jax.Array,
+    q_next_target: jax.Array,
+) -> jax.Array:
     """Per-member Double-DQN TD errors: member k's online net picks `a' = argmax Q_k(s', .)`, its target net values it.
 
     Args:
@@ -56,26 +63,27 @@ def double_q_td(q: jax.Array, action: jax.Array, reward: jax.Array, discount: ja
     Returns:
       TD errors `[B, K]`, with no gradient through the target.
     """
-    best = jnp.argmax(q_next_online, -1)                                        # [..., K]: each member's own choice
+    best = jnp.argmax(q_next_online, -1)  # [..., K]: each member's own choice
     v_next = jnp.take_along_axis(q_next_target, best[..., None], -1)[..., 0]
     return reward[..., None] + discount[..., None] * jax.lax.stop_gradient(v_next) - taken_action_values(q, action)
 
 # %% ../nbs/04_learning.ipynb #a456ec1b
 def squared_loss(td: jax.Array) -> jax.Array:
     "Per-sample squared TD error `td**2` (bsuite's loss; no factor 1/2)."
-    return td ** 2
+    return td**2
 
 
 def huber_loss(td: jax.Array) -> jax.Array:
     "Per-sample Huber loss with threshold 1: `td**2 / 2` inside [-1, 1], `|td| - 1/2` outside."
-    return optax.huber_loss(td, delta=1.)
+    return optax.huber_loss(td, delta=1.0)
 
 
 LOSSES = {'squared': squared_loss, 'huber': huber_loss}
 
 
-def member_losses(td: jax.Array, mask: jax.Array, loss_fn: Callable = squared_loss,
-                  weights: jax.Array | None = None) -> jax.Array:
+def member_losses(
+    td: jax.Array, mask: jax.Array, loss_fn: Callable = squared_loss, weights: jax.Array | None = None
+) -> jax.Array:
     """Each member's loss `mean_B(w * m * loss_fn(td))`.
 
     Args:
@@ -88,7 +96,8 @@ def member_losses(td: jax.Array, mask: jax.Array, loss_fn: Callable = squared_lo
       Per-member losses `[K]`.
     """
     per_sample = mask * loss_fn(td)
-    if weights is not None: per_sample = (weights if weights.ndim == td.ndim else weights[:, None]) * per_sample
+    if weights is not None:
+        per_sample = (weights if weights.ndim == td.ndim else weights[:, None]) * per_sample
     return per_sample.mean(0)
 
 # %% ../nbs/04_learning.ipynb #ddc13f21
@@ -98,21 +107,27 @@ CLIP_SCOPES = ('member', 'global')
 def clip_by_member_norm(max_norm: float) -> optax.GradientTransformation:
     """Clip each member's gradient to norm `max_norm` on its own: `optax.clip_by_global_norm` applied to every member
     separately (the member axis is first in every leaf; a member's norm is over all of its leaves)."""
+
     def update(updates, state, params=None):
         norm = jnp.sqrt(sum(jnp.sum(jnp.square(g).reshape(g.shape[0], -1), axis=1) for g in jax.tree.leaves(updates)))
+
         def clip(g):
             n = norm.reshape((-1,) + (1,) * (g.ndim - 1)).astype(g.dtype)
             return jnp.where(n < max_norm, g, (g / n) * max_norm)
+
         return jax.tree.map(clip, updates), state
+
     return optax.GradientTransformation(lambda params: optax.EmptyState(), update)
 
 
-def member_optimizer(learning_rate: float | jax.Array, max_grad_norm: float | None = None,
-                     eps: float = 1e-8, clip_scope: str = 'member') -> optax.GradientTransformation:
+def member_optimizer(
+    learning_rate: float | jax.Array, max_grad_norm: float | None = None, eps: float = 1e-8, clip_scope: str = 'member'
+) -> optax.GradientTransformation:
     """Adam (ε = `eps`) with an injectable (traceable) learning rate, after clipping gradient norms to `max_grad_norm`
     (if given): each member's on its own (`clip_scope='member'`) or the whole ensemble's together (`'global'`)."""
     adam = optax.inject_hyperparams(optax.adam, static_args=('eps',))(learning_rate=learning_rate, eps=eps)
-    if max_grad_norm is None: return adam
+    if max_grad_norm is None:
+        return adam
     clip = clip_by_member_norm if clip_scope == 'member' else optax.clip_by_global_norm
     return optax.chain(clip(max_grad_norm), adam)
 

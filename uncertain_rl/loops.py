@@ -28,49 +28,57 @@ from .base import Agent, Cells, EnvSpec, Signal, Transition
 from .checks import check_int
 
 # %% ../nbs/06_loops.ipynb #09e5d37d
-BSUITE_INFO_KEYS = ('total_bad_episodes', 'denoised_return', 'raw_return', 'best_episode')   # bsuite's running statistics
+BSUITE_INFO_KEYS = (
+    'total_bad_episodes',
+    'denoised_return',
+    'raw_return',
+    'best_episode',
+)  # bsuite's running statistics
 
 
 def episode_bounds(env, env_params=None) -> tuple:
     "The fewest and the most steps an episode of `env` can take: its own `episode_bounds`, else (1, gymnax's limit)."
-    if hasattr(env, 'episode_bounds'): return tuple(int(n) for n in env.episode_bounds(env_params))
+    if hasattr(env, 'episode_bounds'):
+        return tuple(int(n) for n in env.episode_bounds(env_params))
     params = env.default_params if env_params is None else env_params
     return 1, int(params.max_steps_in_episode)
 
 
 class LoopCarry(NamedTuple):
     "Everything the scan carries from one environment step to the next."
+
     key: jax.Array
     env_state: Any
     obs: jax.Array
     agent_state: Any
     ep_return: jax.Array
     ep_length: jax.Array
-    ep_metrics: dict           # running sums of the agent's metrics over the current episode
-    episode: jax.Array         # episodes completed so far (may exceed max_episodes: logs keep the first ones)
-    logs: dict                 # per-episode arrays of length max_episodes
-    step: jax.Array            # environment steps taken
-    evals: dict                # greedy evaluations, one entry each: 'step', 'episode', 'greedy_return' (empty without)
-    tracks: dict = {}          # with snapshots: visit counts per cell and action, this and the last episode's path
-    snapshots: dict = {}       # with snapshots: per-cell arrays, one entry per snapshot (see Snapshots)
-    env_params: Any = None     # this run's own environment parameters (see Per-run environment parameters), else None
+    ep_metrics: dict  # running sums of the agent's metrics over the current episode
+    episode: jax.Array  # episodes completed so far (may exceed max_episodes: logs keep the first ones)
+    logs: dict  # per-episode arrays of length max_episodes
+    step: jax.Array  # environment steps taken
+    evals: dict  # greedy evaluations, one entry each: 'step', 'episode', 'greedy_return' (empty without)
+    tracks: dict = {}  # with snapshots: visit counts per cell and action, this and the last episode's path
+    snapshots: dict = {}  # with snapshots: per-cell arrays, one entry per snapshot (see Snapshots)
+    env_params: Any = None  # this run's own environment parameters (see Per-run environment parameters), else None
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     "A training run: static choices only (numeric hyperparameters are passed to `run` and traced)."
+
     env: Any
     agent: Agent
     num_steps: int
     max_episodes: int
     env_params: Any = None
-    eval_every: int = 0        # environment steps between greedy evaluations (0: none); must divide num_steps
-    eval_episodes: int = 5     # episodes per evaluation (vmapped)
-    eval_steps: int = 1000     # the longest evaluation episode
-    snapshot_every: int = 0    # environment steps between snapshots of every cell (0: none); must divide num_steps
+    eval_every: int = 0  # environment steps between greedy evaluations (0: none); must divide num_steps
+    eval_episodes: int = 5  # episodes per evaluation (vmapped)
+    eval_steps: int = 1000  # the longest evaluation episode
+    snapshot_every: int = 0  # environment steps between snapshots of every cell (0: none); must divide num_steps
 
-    stop_at_max_episodes: bool = False   # each run stops (its state frozen) after `max_episodes` episodes
-    freeze_finished: bool = True         # False: a run that has its episodes plays on, unlogged (see Episode budgets)
+    stop_at_max_episodes: bool = False  # each run stops (its state frozen) after `max_episodes` episodes
+    freeze_finished: bool = True  # False: a run that has its episodes plays on, unlogged (see Episode budgets)
 
     def __post_init__(self):
         check_int('num_steps', self.num_steps, 1)
@@ -84,15 +92,20 @@ class TrainConfig:
         if self.snapshot_every and self.num_steps % self.snapshot_every:
             raise ValueError(f"snapshot_every must divide num_steps = {self.num_steps}, got {self.snapshot_every}")
         if self.stop_at_max_episodes and not self.freeze_finished and (self.eval_every or self.snapshot_every):
-            raise ValueError(f"freeze_finished=False lets a run play on after its last episode, so its later "
-                             f"evaluations and snapshots would not belong to its logs; it needs eval_every=0 and "
-                             f"snapshot_every=0, got eval_every={self.eval_every}, snapshot_every={self.snapshot_every}")
+            raise ValueError(
+                f"freeze_finished=False lets a run play on after its last episode, so its later "
+                f"evaluations and snapshots would not belong to its logs; it needs eval_every=0 and "
+                f"snapshot_every=0, got eval_every={self.eval_every}, snapshot_every={self.snapshot_every}"
+            )
         if self.snapshot_every and not (hasattr(self.env, 'cells') and hasattr(self.env, 'cell_index')):
-            raise ValueError(f"snapshot_every needs an environment with cells(params) and cell_index(obs) (Deep Sea "
-                             f"has them), got {type(self.env).__name__}")
+            raise ValueError(
+                f"snapshot_every needs an environment with cells(params) and cell_index(obs) (Deep Sea "
+                f"has them), got {type(self.env).__name__}"
+            )
 
     @property
-    def num_evals(self) -> int: return self.num_steps // self.eval_every if self.eval_every else 0
+    def num_evals(self) -> int:
+        return self.num_steps // self.eval_every if self.eval_every else 0
 
     @property
     def num_snapshots(self) -> int:
@@ -108,20 +121,21 @@ class TrainConfig:
 # %% ../nbs/06_loops.ipynb #cb93117e
 class Run(NamedTuple):
     "The compiled pieces of a training run (see `train`)."
-    init: Callable             # (key, hparams, env_params) -> LoopCarry
-    advance: Callable          # (carry, num_steps: static) -> carry
-    run: Callable              # (key, hparams=None, env_params=None) -> (agent_state, logs): one compiled scan
+
+    init: Callable  # (key, hparams, env_params) -> LoopCarry
+    advance: Callable  # (carry, num_steps: static) -> carry
+    run: Callable  # (key, hparams=None, env_params=None) -> (agent_state, logs): one compiled scan
     config: TrainConfig
 
 
-EVAL_STREAM = 0x6576   # folded into the loop's key for evaluations: the training draws stay as they are
+EVAL_STREAM = 0x6576  # folded into the loop's key for evaluations: the training draws stay as they are
 
 
 def train(config: TrainConfig) -> Run:
     "Build the training run of `config`: `run(key, hparams)` is pure, jittable and vmappable over keys and hparams."
     env, agent, max_eps = config.env, config.agent, config.max_episodes
     env_params = env.default_params if config.env_params is None else config.env_params
-    cells = lambda: env.cells(env_params)     # traced where used: part of the compiled program, not run eagerly
+    cells = lambda: env.cells(env_params)  # traced where used: part of the compiled program, not run eagerly
 
     def params(carry: LoopCarry):
         "The run's environment parameters: its own, or the config's."
@@ -134,27 +148,59 @@ def train(config: TrainConfig) -> Run:
         agent_state = agent.init(k_agent, obs, hparams)
         metric_shapes = _metric_shapes(agent, agent_state, obs, env, env_state, env_params)
         info_keys = _info_keys(env, env_state, env_params)
-        logs = {'episode_return': jnp.full(max_eps, jnp.nan, jnp.float32),
-                'episode_length': jnp.zeros(max_eps, jnp.int32)}
-        logs.update({k: jnp.full(max_eps, -1 if k == 'total_bad_episodes' else jnp.nan,
-                                 jnp.int32 if k == 'total_bad_episodes' else jnp.float32) for k in info_keys})
+        logs = {
+            'episode_return': jnp.full(max_eps, jnp.nan, jnp.float32),
+            'episode_length': jnp.zeros(max_eps, jnp.int32),
+        }
+        logs.update(
+            {
+                k: jnp.full(
+                    max_eps,
+                    -1 if k == 'total_bad_episodes' else jnp.nan,
+                    jnp.int32 if k == 'total_bad_episodes' else jnp.float32,
+                )
+                for k in info_keys
+            }
+        )
         logs.update({k: jnp.full(max_eps, jnp.nan, jnp.float32) for k in metric_shapes})
-        zeros = {k: jnp.float32(0.) for k in metric_shapes}
+        zeros = {k: jnp.float32(0.0) for k in metric_shapes}
         E = config.num_evals
-        evals = {'step': jnp.zeros(E, jnp.int32), 'episode': jnp.zeros(E, jnp.int32),
-                 'greedy_return': jnp.full(E, jnp.nan, jnp.float32)} if E else {}
-        carry = LoopCarry(key, env_state, obs, agent_state, jnp.float32(0.), jnp.int32(0), zeros, jnp.int32(0), logs,
-                          jnp.int32(0), evals, env_params=run_env_params)
-        if not config.snapshot_every: return carry
+        evals = (
+            {
+                'step': jnp.zeros(E, jnp.int32),
+                'episode': jnp.zeros(E, jnp.int32),
+                'greedy_return': jnp.full(E, jnp.nan, jnp.float32),
+            }
+            if E
+            else {}
+        )
+        carry = LoopCarry(
+            key,
+            env_state,
+            obs,
+            agent_state,
+            jnp.float32(0.0),
+            jnp.int32(0),
+            zeros,
+            jnp.int32(0),
+            logs,
+            jnp.int32(0),
+            evals,
+            env_params=run_env_params,
+        )
+        if not config.snapshot_every:
+            return carry
         carry = carry._replace(tracks=init_tracks(cells(), env.action_space(env_params).n))
-        row = snapshot_row(carry)                                        # snapshot 0: before training
-        return carry._replace(snapshots={k: jnp.zeros((config.num_snapshots, *v.shape), v.dtype).at[0].set(v)
-                                         for k, v in row.items()})
+        row = snapshot_row(carry)  # snapshot 0: before training
+        return carry._replace(
+            snapshots={k: jnp.zeros((config.num_snapshots, *v.shape), v.dtype).at[0].set(v) for k, v in row.items()}
+        )
 
     def step(carry: LoopCarry, _=None):
         new = one_step(carry)
-        if not (config.stop_at_max_episodes and config.freeze_finished): return new, None
-        done = carry.episode >= max_eps                             # this run has its episodes: it stays as it is
+        if not (config.stop_at_max_episodes and config.freeze_finished):
+            return new, None
+        done = carry.episode >= max_eps  # this run has its episodes: it stays as it is
         return jax.tree.map(lambda n, o: jnp.where(done, o, n), new, carry), None
 
     def one_step(carry: LoopCarry) -> LoopCarry:
@@ -162,22 +208,44 @@ def train(config: TrainConfig) -> Run:
         action, agent_state = agent.act(carry.agent_state, carry.obs, k_act)
         obs, env_state, reward, terminated, truncated, info = env.step(k_env, carry.env_state, action, params(carry))
         done = terminated | truncated
-        tr = Transition(carry.obs, action, reward.astype(jnp.float32), 1. - terminated.astype(jnp.float32),
-                        info['final_observation'], done)
+        tr = Transition(
+            carry.obs,
+            action,
+            reward.astype(jnp.float32),
+            1.0 - terminated.astype(jnp.float32),
+            info['final_observation'],
+            done,
+        )
         agent_state, metrics = agent.observe(agent_state, tr, k_obs)
         ep_return, ep_length = carry.ep_return + reward, carry.ep_length + 1
         ep_metrics = {k: carry.ep_metrics[k] + metrics[k].astype(jnp.float32) for k in carry.ep_metrics}
         row = {'episode_return': ep_return, 'episode_length': ep_length}
         row.update({k: info[k] for k in BSUITE_INFO_KEYS if k in carry.logs})
         row.update({k: v / ep_length for k, v in ep_metrics.items()})
-        idx = jnp.where(done, carry.episode, max_eps)                 # out of range: dropped
+        idx = jnp.where(done, carry.episode, max_eps)  # out of range: dropped
         logs = {k: carry.logs[k].at[idx].set(row[k].astype(carry.logs[k].dtype), mode='drop') for k in carry.logs}
         reset = lambda x: jnp.where(done, jnp.zeros_like(x), x)
-        tracks = (track_cells(carry.tracks, env.cell_index(carry.obs), action, carry.ep_length, done)
-                  if config.snapshot_every else carry.tracks)
-        return LoopCarry(key, env_state, obs, agent_state, reset(ep_return), reset(ep_length),
-                         jax.tree.map(reset, ep_metrics), carry.episode + done.astype(jnp.int32), logs,
-                         carry.step + 1, carry.evals, tracks, carry.snapshots, carry.env_params)
+        tracks = (
+            track_cells(carry.tracks, env.cell_index(carry.obs), action, carry.ep_length, done)
+            if config.snapshot_every
+            else carry.tracks
+        )
+        return LoopCarry(
+            key,
+            env_state,
+            obs,
+            agent_state,
+            reset(ep_return),
+            reset(ep_length),
+            jax.tree.map(reset, ep_metrics),
+            carry.episode + done.astype(jnp.int32),
+            logs,
+            carry.step + 1,
+            carry.evals,
+            tracks,
+            carry.snapshots,
+            carry.env_params,
+        )
 
     def evaluate(carry: LoopCarry) -> LoopCarry:
         "Greedy returns of `eval_episodes` episodes now, their mean stored at this evaluation's index."
@@ -191,8 +259,13 @@ def train(config: TrainConfig) -> Run:
         "Every cell's arrays now (see Snapshots), drawn from a key stream of their own."
         key = jax.random.fold_in(carry.key, SNAPSHOT_STREAM)
         row = cell_snapshot(env, agent, carry.agent_state, cells(), key, params(carry))
-        return dict(row, step=carry.step, episode=carry.episode, visits=carry.tracks['visits'],
-                    last_path=carry.tracks['last_path'])
+        return dict(
+            row,
+            step=carry.step,
+            episode=carry.episode,
+            visits=carry.tracks['visits'],
+            last_path=carry.tracks['last_path'],
+        )
 
     def snapshot(carry: LoopCarry) -> LoopCarry:
         i, row = carry.step // config.snapshot_every, snapshot_row(carry)
@@ -201,18 +274,22 @@ def train(config: TrainConfig) -> Run:
     def advance(carry, num_steps: int):
         "`num_steps` steps, with the evaluations and snapshots that fall due (in blocks of the periods' gcd)."
         hooks = [(p, h) for p, h in ((config.eval_every, evaluate), (config.snapshot_every, snapshot)) if p]
-        if not hooks: return jax.lax.scan(step, carry, None, length=num_steps)[0]
+        if not hooks:
+            return jax.lax.scan(step, carry, None, length=num_steps)[0]
         block, span = config.block_steps
         if num_steps % span:
-            raise ValueError(f"num_steps must be a multiple of {span} (the least common multiple of the evaluation "
-                             f"and snapshot periods), got {num_steps}")
+            raise ValueError(
+                f"num_steps must be a multiple of {span} (the least common multiple of the evaluation "
+                f"and snapshot periods), got {num_steps}"
+            )
 
-        def body(c, i):                  # i: the block's index, unbatched under vmap, so each cond stays a cond
+        def body(c, i):  # i: the block's index, unbatched under vmap, so each cond stays a cond
             c = jax.lax.scan(step, c, None, length=block)[0]
             for period, hook in hooks:
                 due = (i + 1) % (period // block) == 0
                 c = hook(c) if period == block else jax.lax.cond(due, hook, lambda c: c, c)
             return c, None
+
         return jax.lax.scan(body, carry, jnp.arange(num_steps // block))[0]
 
     def run(key, hparams=None, run_env_params=None):
@@ -224,17 +301,19 @@ def train(config: TrainConfig) -> Run:
 
 def _metric_shapes(agent, agent_state, obs, env, env_state, env_params) -> dict:
     "The names of the agent's per-step metrics (found by tracing `observe` once, abstractly)."
+
     def probe(key):
         action, s = agent.act(agent_state, obs, key)
-        tr = Transition(obs, action, jnp.float32(0.), jnp.float32(1.), obs, jnp.bool_(False))
+        tr = Transition(obs, action, jnp.float32(0.0), jnp.float32(1.0), obs, jnp.bool_(False))
         return agent.observe(s, tr, key)[1]
+
     return jax.eval_shape(probe, jax.random.PRNGKey(0))
 
 
 def _info_keys(env, env_state, env_params) -> tuple:
     "The bsuite statistics this environment reports in `info`."
     space = env.action_space(env_params)
-    action = jnp.zeros(getattr(space, 'shape', ()), getattr(space, 'dtype', jnp.int32))   # discrete 0, or a box's zeros
+    action = jnp.zeros(getattr(space, 'shape', ()), getattr(space, 'dtype', jnp.int32))  # discrete 0, or a box's zeros
     info = jax.eval_shape(lambda k: env.step(k, env_state, action, env_params)[-1], jax.random.PRNGKey(0))
     return tuple(k for k in BSUITE_INFO_KEYS if k in info)
 
@@ -244,21 +323,24 @@ RUN_AXIS = 'runs'
 
 def any_run(pred: jax.Array) -> jax.Array:
     "True if `pred` holds in any run of the vmapped batch (`RUN_AXIS`); unbatched, so `lax.cond` keeps one branch."
-    try: return jax.lax.pmax(jnp.asarray(pred).astype(jnp.int32), RUN_AXIS) > 0
-    except NameError: return pred                                     # not inside run_chunked's vmap
+    try:
+        return jax.lax.pmax(jnp.asarray(pred).astype(jnp.int32), RUN_AXIS) > 0
+    except NameError:
+        return pred  # not inside run_chunked's vmap
 
 
 class ChunkedResult(NamedTuple):
     "What `run_chunked` returns: final agent states, logs and evaluations (seed axis first), episodes, timings (s)."
+
     agent_state: Any
     logs: dict
-    evals: dict                # per run: 'step', 'episode', 'greedy_return' of each evaluation (empty without)
-    episodes: np.ndarray       # episodes completed per run (the logs hold at most max_episodes of them)
+    evals: dict  # per run: 'step', 'episode', 'greedy_return' of each evaluation (empty without)
+    episodes: np.ndarray  # episodes completed per run (the logs hold at most max_episodes of them)
     compile_seconds: float
     run_seconds: float
-    snapshots: dict = {}       # per run: every cell's arrays at each snapshot (empty without; see Snapshots)
-    layout: dict = {}          # where the runs ran (`RunLayout.describe`: platform, devices, processes, padding)
-                               # and the process's setup (`runtime.describe`: cache, CPU devices, Threefry)
+    snapshots: dict = {}  # per run: every cell's arrays at each snapshot (empty without; see Snapshots)
+    layout: dict = {}  # where the runs ran (`RunLayout.describe`: platform, devices, processes, padding)
+    # and the process's setup (`runtime.describe`: cache, CPU devices, Threefry)
 
 
 def largest_divisor(n: int, at_most: int) -> int:
@@ -266,10 +348,19 @@ def largest_divisor(n: int, at_most: int) -> int:
     return max(d for d in range(1, max(1, min(at_most, n)) + 1) if n % d == 0)
 
 
-def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, progress: bool = True,
-                on_chunk: Callable | None = None, check_finite: tuple = ('loss',),
-                batched_hparams: bool = False, devices='all', env_params=None,
-                checkpoints: 'Checkpoints | None' = None) -> ChunkedResult:
+def run_chunked(
+    run: Run,
+    keys: jax.Array,
+    hparams=None,
+    num_chunks: int = 50,
+    progress: bool = True,
+    on_chunk: Callable | None = None,
+    check_finite: tuple = ('loss',),
+    batched_hparams: bool = False,
+    devices='all',
+    env_params=None,
+    checkpoints: 'Checkpoints | None' = None,
+) -> ChunkedResult:
     """Run every seed in `keys` (vmapped) in chunks from Python; the result of `jax.vmap(run.run)(keys, hparams)`
     (to float32 rounding: see Bit for bit?).
     With `batched_hparams`, `hparams` has a leading axis like `keys` (a sweep: one setting per run); `env_params`, if
@@ -279,26 +370,34 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
     With `checkpoints`, the loop's whole state is saved every `checkpoints.every` chunks, and a run whose directory
     holds a checkpoint continues from it (see Checkpoints)."""
     from tqdm.auto import tqdm
+
     cfg = run.config
     hparams = cfg.agent.hparams if hparams is None else hparams
-    period = cfg.block_steps[1]                                # chunks hold whole evaluation and snapshot periods
+    period = cfg.block_steps[1]  # chunks hold whole evaluation and snapshot periods
     chunks = largest_divisor(cfg.num_steps // period, num_chunks)
     chunk_steps = cfg.num_steps // chunks
     layout = run_layout(len(keys), devices)
     start = time.perf_counter()
     args = (lay_out(keys, layout), lay_out(hparams, layout, batched_hparams))
-    if env_params is not None: args += (lay_out(env_params, layout),)
+    if env_params is not None:
+        args += (lay_out(env_params, layout),)
     shown = progress and jax.process_index() == 0
-    if shown: print(f'compiling the training program of {len(keys)} runs ...', file=sys.stderr, flush=True)
-    carry = on_devices(run.init, layout, (True, batched_hparams, True)[:len(args)])(*args)
+    if shown:
+        print(f'compiling the training program of {len(keys)} runs ...', file=sys.stderr, flush=True)
+    carry = on_devices(run.init, layout, (True, batched_hparams, True)[: len(args)])(*args)
     plan, first = dict(runs=len(keys), slots=layout.slots, chunks=chunks, chunk_steps=chunk_steps), 0
     if checkpoints is not None:
         found = restore_checkpoint(checkpoints.path, carry, plan)
-        if found is not None: first, carry = found
+        if found is not None:
+            first, carry = found
     advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True).lower(carry).compile()
     compile_seconds = time.perf_counter() - start
-    if shown: print(f'compiled in {compile_seconds:.1f} s' + (f'; resuming after chunk {first} of {chunks}' if first else ''),
-                    file=sys.stderr, flush=True)
+    if shown:
+        print(
+            f'compiled in {compile_seconds:.1f} s' + (f'; resuming after chunk {first} of {chunks}' if first else ''),
+            file=sys.stderr,
+            flush=True,
+        )
     start = time.perf_counter()
     bar = tqdm(total=cfg.num_steps, initial=first * chunk_steps, unit='step', disable=not shown, leave=False)
     for chunk in range(first, chunks):
@@ -310,49 +409,72 @@ def run_chunked(run: Run, keys: jax.Array, hparams=None, num_chunks: int = 50, p
                 raise FloatingPointError(f"non-finite {name} after {int(np.max(episodes))} episodes: stopping")
         bar.update(chunk_steps)
         bar.set_postfix(episodes=int(np.min(episodes)))
-        if on_chunk is not None and on_chunk(logs, episodes): break
-        if cfg.stop_at_max_episodes and episodes.min() >= cfg.max_episodes: break   # every run has its episodes
+        if on_chunk is not None and on_chunk(logs, episodes):
+            break
+        if cfg.stop_at_max_episodes and episodes.min() >= cfg.max_episodes:
+            break  # every run has its episodes
         if checkpoints is not None and (chunk + 1) % checkpoints.every == 0 and chunk + 1 < chunks:
             save_checkpoint(checkpoints.path, chunk + 1, carry, plan)
     bar.close()
-    if cfg.stop_at_max_episodes: episodes = np.minimum(episodes, cfg.max_episodes)   # unfrozen runs played on, unlogged
+    if cfg.stop_at_max_episodes:
+        episodes = np.minimum(episodes, cfg.max_episodes)  # unfrozen runs played on, unlogged
     if episodes.max() > cfg.max_episodes:
-        warnings.warn(f"{int(episodes.max())} episodes ran but the logs hold the first {cfg.max_episodes} "
-                      f"(raise max_episodes to log them all)", stacklevel=2)
+        warnings.warn(
+            f"{int(episodes.max())} episodes ran but the logs hold the first {cfg.max_episodes} "
+            f"(raise max_episodes to log them all)",
+            stacklevel=2,
+        )
     agent_state, evals, snapshots = gather_runs((carry.agent_state, carry.evals, carry.snapshots), layout)
-    return ChunkedResult(agent_state, logs, evals, episodes, compile_seconds, time.perf_counter() - start, snapshots,
-                         dict(layout.describe(), **runtime.describe()))
+    return ChunkedResult(
+        agent_state,
+        logs,
+        evals,
+        episodes,
+        compile_seconds,
+        time.perf_counter() - start,
+        snapshots,
+        dict(layout.describe(), **runtime.describe()),
+    )
 
 # %% ../nbs/06_loops.ipynb #baa1f4ee
 DEVICE_AXIS = 'devices'
 
 
-
-
 def select_devices(devices='all') -> list:
     "The devices named by `devices`: 'all' (every process's), a count (the first N of them) or a list of devices."
     pool = jax.devices()
-    if isinstance(devices, str) and devices == 'all': return pool
-    if isinstance(devices, (list, tuple)) and devices: return list(devices)
-    if isinstance(devices, int) and not isinstance(devices, bool) and 1 <= devices <= len(pool): return pool[:devices]
+    if isinstance(devices, str) and devices == 'all':
+        return pool
+    if isinstance(devices, (list, tuple)) and devices:
+        return list(devices)
+    if isinstance(devices, int) and not isinstance(devices, bool) and 1 <= devices <= len(pool):
+        return pool[:devices]
     raise ValueError(f"devices must be 'all', a count from 1 to {len(pool)} or a list of devices, got {devices!r}")
 
 
 class RunLayout(NamedTuple):
     "How a batch of `runs` lies on a 1-D device mesh: `per_device` runs on each device, the last run repeated to fill."
+
     mesh: Mesh
     runs: int
     per_device: int
 
     @property
-    def slots(self) -> int: return self.per_device * self.mesh.size
+    def slots(self) -> int:
+        return self.per_device * self.mesh.size
 
     def describe(self) -> dict:
         "The layout for a JSON summary."
         devs = list(self.mesh.devices.flat)
-        return dict(platform=devs[0].platform, device_kind=devs[0].device_kind, devices=len(devs),
-                    processes=jax.process_count(), runs=self.runs, runs_per_device=self.per_device,
-                    padded=self.slots - self.runs)
+        return dict(
+            platform=devs[0].platform,
+            device_kind=devs[0].device_kind,
+            devices=len(devs),
+            processes=jax.process_count(),
+            runs=self.runs,
+            runs_per_device=self.per_device,
+            padded=self.slots - self.runs,
+        )
 
 
 def run_layout(num_runs: int, devices='all') -> RunLayout:
@@ -376,6 +498,7 @@ def lay_out(tree, layout: RunLayout, batched: bool = True):
         if batched and x.shape[0] < layout.slots:
             x = np.concatenate([x, np.repeat(x[-1:], layout.slots - x.shape[0], 0)])
         return jax.make_array_from_callback(x.shape, sharding, lambda idx: x[idx])
+
     return jax.tree.map(one, tree)
 
 
@@ -384,38 +507,51 @@ def on_devices(fn: Callable, layout: RunLayout, batched: tuple, donate: bool = F
     device's runs, `shard_map`ped over the mesh. `batched[i]`: argument `i` has the run axis (else it is shared)."""
     per_run = jax.vmap(fn, in_axes=tuple(0 if b else None for b in batched), axis_name=RUN_AXIS)
     specs = tuple(P(DEVICE_AXIS) if b else P() for b in batched)
-    return jax.jit(jax.shard_map(per_run, mesh=layout.mesh, in_specs=specs, out_specs=P(DEVICE_AXIS),
-                                 check_vma=False), donate_argnums=(0,) if donate else ())
+    return jax.jit(
+        jax.shard_map(per_run, mesh=layout.mesh, in_specs=specs, out_specs=P(DEVICE_AXIS), check_vma=False),
+        donate_argnums=(0,) if donate else (),
+    )
 
 
 def gather_runs(tree, layout: RunLayout):
     "Every leaf's first `layout.runs` rows as NumPy arrays, on every process (an all-gather across processes)."
     if jax.process_count() > 1:
         from jax.experimental import multihost_utils
+
         tree = multihost_utils.process_allgather(tree, tiled=True)
-    return jax.tree.map(lambda x: np.asarray(x)[:layout.runs], jax.device_get(tree))
+    return jax.tree.map(lambda x: np.asarray(x)[: layout.runs], jax.device_get(tree))
 
 
-def run_sharded(run: Run, keys: jax.Array, hparams=None, batched_hparams: bool = False,
-                devices='all') -> tuple:
+def run_sharded(run: Run, keys: jax.Array, hparams=None, batched_hparams: bool = False, devices='all') -> tuple:
     """The whole `run` for every key, laid out over `devices`: `(agent_state, logs)` as NumPy arrays, the run axis
     first, like `jax.vmap(run.run)(keys, hparams)` (`batched_hparams`: one setting per key)."""
-    res = run_chunked(run, keys, hparams, num_chunks=1, progress=False, check_finite=(),
-                      batched_hparams=batched_hparams, devices=devices)       # one chunk: the whole run
+    res = run_chunked(
+        run,
+        keys,
+        hparams,
+        num_chunks=1,
+        progress=False,
+        check_finite=(),
+        batched_hparams=batched_hparams,
+        devices=devices,
+    )  # one chunk: the whole run
     return res.agent_state, res.logs
 
 # %% ../nbs/06_loops.ipynb #ckpt0002
 @dataclass(frozen=True)
 class Checkpoints:
     "Where and how often `run_chunked` saves the loop's whole state: every `every` chunks, into directory `path`."
+
     path: Any
     every: int = 5
 
-    def __post_init__(self): check_int('every', self.every, 1)
+    def __post_init__(self):
+        check_int('every', self.every, 1)
 
 
 def _manager(path):
     import orbax.checkpoint as ocp
+
     options = ocp.CheckpointManagerOptions(max_to_keep=1, enable_async_checkpointing=False, create=True)
     return ocp.CheckpointManager(Path(path).resolve(), options=options)
 
@@ -423,9 +559,14 @@ def _manager(path):
 def save_checkpoint(path, chunk: int, carry, plan: dict) -> None:
     "Save `carry` after `chunk` chunks of `plan` into `path` (atomically; only the newest checkpoint is kept)."
     import orbax.checkpoint as ocp
+
     with _manager(path) as manager:
-        manager.save(chunk, args=ocp.args.Composite(carry=ocp.args.StandardSave(carry),
-                                                    plan=ocp.args.JsonSave(dict(plan, chunk=chunk))))
+        manager.save(
+            chunk,
+            args=ocp.args.Composite(
+                carry=ocp.args.StandardSave(carry), plan=ocp.args.JsonSave(dict(plan, chunk=chunk))
+            ),
+        )
         manager.wait_until_finished()
 
 
@@ -433,21 +574,27 @@ def restore_checkpoint(path, carry, plan: dict):
     """`(chunks done, carry)` from the newest checkpoint in `path`, restored onto `carry`'s structure and devices;
     None if there is none. A `ValueError` if it belongs to another plan (runs, slots, chunks, steps per chunk)."""
     import orbax.checkpoint as ocp
-    if not Path(path).is_dir(): return None
+
+    if not Path(path).is_dir():
+        return None
     with _manager(path) as manager:
         chunk = manager.latest_step()
-        if chunk is None: return None
+        if chunk is None:
+            return None
         saved = manager.restore(chunk, args=ocp.args.Composite(plan=ocp.args.JsonRestore()))['plan']
         if {k: saved.get(k) for k in plan} != plan:
-            raise ValueError(f"checkpoint {str(path)!r} belongs to another run ({ {k: saved.get(k) for k in plan} }), "
-                             f"not this one ({plan}): delete it, or resume the run it belongs to")
+            raise ValueError(
+                f"checkpoint {str(path)!r} belongs to another run ({ {k: saved.get(k) for k in plan} }), "
+                f"not this one ({plan}): delete it, or resume the run it belongs to"
+            )
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, carry)
         restored = manager.restore(chunk, args=ocp.args.Composite(carry=ocp.args.StandardRestore(abstract)))['carry']
     return chunk, restored
 
 # %% ../nbs/06_loops.ipynb #e8a173b6
-def greedy_episode(env, agent: Agent, agent_state, key: jax.Array, max_steps: int, env_params,
-                   record: Callable | None = None) -> tuple:
+def greedy_episode(
+    env, agent: Agent, agent_state, key: jax.Array, max_steps: int, env_params, record: Callable | None = None
+) -> tuple:
     """One greedy episode from a reset, at most `max_steps` steps: its undiscounted return, and `record(obs)` of each
     step's observation (−1 once the episode has ended; None without `record`)."""
     k_reset, k_steps = jax.random.split(key)
@@ -460,38 +607,48 @@ def greedy_episode(env, agent: Agent, agent_state, key: jax.Array, max_steps: in
         obs_next, env_state, reward, term, trunc, _ = env.step(k_env, env_state, action, env_params)
         seen = None if record is None else jnp.where(alive, record(obs), -1)
         return (obs_next, env_state, total + alive * reward, alive & ~(term | trunc)), seen
-    c, seen = jax.lax.scan(step, (obs, env_state, jnp.float32(0.), jnp.bool_(True)),
-                           jax.random.split(k_steps, max_steps))
+
+    c, seen = jax.lax.scan(
+        step, (obs, env_state, jnp.float32(0.0), jnp.bool_(True)), jax.random.split(k_steps, max_steps)
+    )
     return c[2], seen
 
 
-def greedy_returns(env, agent: Agent, agent_state, key: jax.Array, num_episodes: int = 1, max_steps: int = 1000,
-                   env_params=None) -> jax.Array:
+def greedy_returns(
+    env, agent: Agent, agent_state, key: jax.Array, num_episodes: int = 1, max_steps: int = 1000, env_params=None
+) -> jax.Array:
     "Undiscounted return of one greedy episode in each of `num_episodes` environments."
     params = env.default_params if env_params is None else env_params
     episode = lambda key: greedy_episode(env, agent, agent_state, key, max_steps, params)[0]
     return jax.vmap(episode)(jax.random.split(key, num_episodes))
 
 # %% ../nbs/06_loops.ipynb #snap0cd1
-SNAPSHOT_STREAM = 0x736e   # folded into the loop's key for snapshots (greedy tie-breaks)
-LOOP_SIGNALS = (           # how the viewer shows the snapshot arrays the loop records for every agent
+SNAPSHOT_STREAM = 0x736E  # folded into the loop's key for snapshots (greedy tie-breaks)
+LOOP_SIGNALS = (  # how the viewer shows the snapshot arrays the loop records for every agent
     Signal('visits', 'visits', 'count', help='training visits to the cell so far'),
-    Signal('greedy', 'greedy action', 'action', per_action=False, help='1 where the greedy action moves right'))
-AGENT_OWNED = ('greedy', 'greedy_path')   # entries an agent's cell_signals may compute itself: then the loop does not
+    Signal('greedy', 'greedy action', 'action', per_action=False, help='1 where the greedy action moves right'),
+)
+AGENT_OWNED = ('greedy', 'greedy_path')  # entries an agent's cell_signals may compute itself: then the loop does not
 
 
 def init_tracks(cells: Cells, num_actions: int) -> dict:
     "Zero visit counts `[C, A]`, and empty paths (−1) for this episode and the last one."
     C, P = cells.obs.shape[0], cells.path_length
-    return dict(visits=jnp.zeros((C, num_actions), jnp.int32), path=jnp.full(P, -1, jnp.int32),
-                last_path=jnp.full(P, -1, jnp.int32))
+    return dict(
+        visits=jnp.zeros((C, num_actions), jnp.int32),
+        path=jnp.full(P, -1, jnp.int32),
+        last_path=jnp.full(P, -1, jnp.int32),
+    )
 
 
 def track_cells(tracks: dict, cell: jax.Array, action: jax.Array, t: jax.Array, done: jax.Array) -> dict:
     "Count the visit of `cell` with `action` at the episode's step `t`; at the episode's end its path becomes the last."
     path = tracks['path'].at[t].set(cell, mode='drop')
-    return dict(visits=tracks['visits'].at[cell, action].add(1), path=jnp.where(done, -1, path),
-                last_path=jnp.where(done, path, tracks['last_path']))
+    return dict(
+        visits=tracks['visits'].at[cell, action].add(1),
+        path=jnp.where(done, -1, path),
+        last_path=jnp.where(done, path, tracks['last_path']),
+    )
 
 
 def greedy_path(env, agent: Agent, agent_state, key: jax.Array, length: int, env_params) -> jax.Array:
@@ -507,7 +664,9 @@ def cell_snapshot(env, agent: Agent, agent_state, cells: Cells, key: jax.Array, 
     C = cells.obs.shape[0]
     row = dict(agent.cell_signals(agent_state, cells)) if agent.cell_signals is not None else {}
     if 'greedy' not in row:
-        row['greedy'] = jax.vmap(agent.greedy, in_axes=(None, 0, 0))(agent_state, cells.obs, jax.random.split(k_greedy, C))
+        row['greedy'] = jax.vmap(agent.greedy, in_axes=(None, 0, 0))(
+            agent_state, cells.obs, jax.random.split(k_greedy, C)
+        )
     if 'greedy_path' not in row:
         row['greedy_path'] = greedy_path(env, agent, agent_state, k_path, cells.path_length, env_params)
     row['greedy'] = row['greedy'].astype(jnp.int32)

@@ -10,7 +10,7 @@ __all__ = ['DEEP_SEA_SOLVED', 'solved_at', 'sweep_solved_at', 'beats_dithering',
 import numpy as np
 
 # %% ../nbs/80_metrics.ipynb #e52f970a
-DEEP_SEA_SOLVED = {'deterministic': (0.9, 1), 'stochastic': (0.8, 100)}   # (threshold, first episode that counts)
+DEEP_SEA_SOLVED = {'deterministic': (0.9, 1), 'stochastic': (0.8, 100)}  # (threshold, first episode that counts)
 
 
 def solved_at(total_bad_episodes, threshold: float = 0.9, min_episode: int = 1) -> np.ndarray:
@@ -27,10 +27,10 @@ def sweep_solved_at(logs: dict, threshold: float = 0.9, min_episode: int = 1) ->
     return solved_at(bad, threshold, min_episode)
 
 
-def beats_dithering(solved_episode, size: int, forgiveness: float = 100.) -> np.ndarray:
+def beats_dithering(solved_episode, size: int, forgiveness: float = 100.0) -> np.ndarray:
     "bsuite's criterion: solved, and before episode `2**size + forgiveness`."
     solved_episode = np.asarray(solved_episode)
-    return (solved_episode > 0) & (solved_episode < 2. ** size + forgiveness)
+    return (solved_episode > 0) & (solved_episode < 2.0**size + forgiveness)
 
 
 def good_fraction_last(total_bad_episodes, n: int = 100) -> np.ndarray:
@@ -38,7 +38,7 @@ def good_fraction_last(total_bad_episodes, n: int = 100) -> np.ndarray:
     tb = np.asarray(total_bad_episodes)
     n = min(n, tb.shape[-1])
     before = tb[..., -n - 1] if tb.shape[-1] > n else 0
-    return 1. - (tb[..., -1] - before) / n
+    return 1.0 - (tb[..., -1] - before) / n
 
 # %% ../nbs/80_metrics.ipynb #f67291a2
 def first_treasure_episode(denoised_return: np.ndarray) -> np.ndarray:
@@ -49,11 +49,11 @@ def first_treasure_episode(denoised_return: np.ndarray) -> np.ndarray:
 # %% ../nbs/80_metrics.ipynb #d407555c
 def tree_solved_at(episode_return, eligible=None, window: int = 10) -> np.ndarray:
     "Per run (last axis = episodes), the first episode (1-based) at which the last `window` eligible episodes all won."
-    won = np.asarray(episode_return) >= 1.
+    won = np.asarray(episode_return) >= 1.0
     eligible = np.ones_like(won) if eligible is None else np.asarray(eligible).astype(bool)
     out = np.zeros(won.shape[:-1], int)
     for idx in np.ndindex(*won.shape[:-1]):
-        episodes = np.flatnonzero(eligible[idx])                    # indices of the eligible episodes, in order
+        episodes = np.flatnonzero(eligible[idx])  # indices of the eligible episodes, in order
         wins = won[idx][episodes]
         streak = np.convolve(wins, np.ones(window, int), 'valid') == window if len(wins) >= window else []
         hits = np.flatnonzero(streak)
@@ -61,11 +61,11 @@ def tree_solved_at(episode_return, eligible=None, window: int = 10) -> np.ndarra
     return out
 
 # %% ../nbs/80_metrics.ipynb #2dd568e5
-def chain_solved_at(episode_return, threshold: float = 1., window: int = 100) -> np.ndarray:
+def chain_solved_at(episode_return, threshold: float = 1.0, window: int = 100) -> np.ndarray:
     "Per run (last axis = episodes), the first episode (1-based) that starts `window` consecutive successes; 0: never."
     won = np.nan_to_num(np.asarray(episode_return, float), nan=-np.inf) >= threshold
     c = np.concatenate([np.zeros(won.shape[:-1] + (1,)), np.cumsum(won, -1)], -1)
-    full = (c[..., window:] - c[..., :-window]) == window                     # window starting at each episode
+    full = (c[..., window:] - c[..., :-window]) == window  # window starting at each episode
     return np.where(full.any(-1), full.argmax(-1) + 1, 0) if full.shape[-1] else np.zeros(won.shape[:-1], int)
 
 # %% ../nbs/80_metrics.ipynb #f842859d
@@ -76,7 +76,8 @@ def best_moving_average(returns, window: int = 100, min_episodes: int | None = N
     out = np.full(r.shape[:-1], np.nan)
     for idx in np.ndindex(*r.shape[:-1]):
         x = r[idx][~np.isnan(r[idx])]
-        if len(x) >= (window + 1 if min_episodes is None else max(min_episodes, window)): out[idx] = np.convolve(x, np.ones(window) / window, 'valid').max()
+        if len(x) >= (window + 1 if min_episodes is None else max(min_episodes, window)):
+            out[idx] = np.convolve(x, np.ones(window) / window, 'valid').max()
     return out
 
 # %% ../nbs/80_metrics.ipynb #masolv02
@@ -85,7 +86,7 @@ def moving_average_solved_at(returns, threshold: float, window: int = 100) -> np
     the start) reaches `threshold`; 0: never."""
     r = np.asarray(returns, float)
     valid = ~np.isnan(r)
-    c = np.concatenate([np.zeros(r.shape[:-1] + (1,)), np.cumsum(np.where(valid, r, 0.), -1)], -1)
+    c = np.concatenate([np.zeros(r.shape[:-1] + (1,)), np.cumsum(np.where(valid, r, 0.0), -1)], -1)
     e = np.arange(1, r.shape[-1] + 1)
     start = np.maximum(e - window, 0)
     mean = (c[..., e] - c[..., start]) / (e - start)

@@ -24,10 +24,10 @@ def categorical_projection(atoms: jax.Array, probs: jax.Array, support: jax.Arra
     "Pi_C: the probabilities `[K]` on the increasing `support` of `sum_j probs_j delta(atoms_j)` (hat functions)."
     x = jnp.clip(atoms, support[0], support[-1])
     gaps = jnp.diff(support)
-    left = jnp.concatenate([gaps[:1], gaps])[:, None]          # z_k - z_{k-1} (any positive value for k = 1)
-    right = jnp.concatenate([gaps, gaps[-1:]])[:, None]        # z_{k+1} - z_k (any positive value for k = K)
-    d = x[None, :] - support[:, None]                          # [K, J]
-    hat = jnp.clip(jnp.where(d <= 0, 1 + d / left, 1 - d / right), 0., 1.)
+    left = jnp.concatenate([gaps[:1], gaps])[:, None]  # z_k - z_{k-1} (any positive value for k = 1)
+    right = jnp.concatenate([gaps, gaps[-1:]])[:, None]  # z_{k+1} - z_k (any positive value for k = K)
+    d = x[None, :] - support[:, None]  # [K, J]
+    hat = jnp.clip(jnp.where(d <= 0, 1 + d / left, 1 - d / right), 0.0, 1.0)
     return hat @ probs
 
 # %% ../nbs/50_projections.ipynb #pj000015
@@ -44,20 +44,22 @@ def quantile_projection(atoms: jax.Array, probs: jax.Array, num_quantiles: int) 
     return atoms[order][jnp.minimum(idx, atoms.shape[0] - 1)]
 
 
-def huber(u: jax.Array, kappa: float = 1.) -> jax.Array:
+def huber(u: jax.Array, kappa: float = 1.0) -> jax.Array:
     "L_kappa(u): u^2 / 2 within kappa, kappa * (abs(u) - kappa / 2) beyond; abs(u) for kappa = 0."
-    if kappa == 0: return jnp.abs(u)
+    if kappa == 0:
+        return jnp.abs(u)
     a = jnp.abs(u)
-    return jnp.where(a <= kappa, .5 * u ** 2, kappa * (a - .5 * kappa))
+    return jnp.where(a <= kappa, 0.5 * u**2, kappa * (a - 0.5 * kappa))
 
 
-def quantile_huber_loss(quantiles: jax.Array, targets: jax.Array, weights: jax.Array | None = None,
-                        kappa: float = 1.) -> jax.Array:
+def quantile_huber_loss(
+    quantiles: jax.Array, targets: jax.Array, weights: jax.Array | None = None, kappa: float = 1.0
+) -> jax.Array:
     """sum_k E_{y ~ target} rho^kappa_{tau_k}(y - theta_k) for predicted `quantiles [K]` (at the midpoints) and a
     target distribution with `targets [J]` atoms and `weights [J]` (default uniform); no gradient into the target."""
     targets = jax.lax.stop_gradient(targets)
-    weights = jnp.full(targets.shape, 1. / targets.shape[0]) if weights is None else jax.lax.stop_gradient(weights)
-    u = targets[None, :] - quantiles[:, None]                                      # [K, J]
+    weights = jnp.full(targets.shape, 1.0 / targets.shape[0]) if weights is None else jax.lax.stop_gradient(weights)
+    u = targets[None, :] - quantiles[:, None]  # [K, J]
     tau = quantile_midpoints(quantiles.shape[0])[:, None]
     return jnp.sum(jnp.abs(tau - jax.lax.stop_gradient((u < 0).astype(u.dtype))) * huber(u, kappa) * weights)
 
@@ -81,17 +83,18 @@ def wasserstein_1_merge(x: jax.Array, p: jax.Array, y: jax.Array, q: jax.Array, 
     the next atom of every atom in the merged order (ties: x first, then by index) from comparisons. `x_sorted`
     (static): `x` is non-decreasing (a C51 support), so its own order costs nothing. O(J K + K^2) comparisons
     (+ J^2 unless `x_sorted`)."""
-    y_before_x = y[None, :] < x[:, None]                       # [J, K]: y_b comes before x_a
-    x_before_y = ~y_before_x.T                                 # [K, J]: x_a comes at or before y_b (x_a <= y_b)
+    y_before_x = y[None, :] < x[:, None]  # [J, K]: y_b comes before x_a
+    x_before_y = ~y_before_x.T  # [K, J]: x_a comes at or before y_b (x_a <= y_b)
     y_before_y = at_or_before(y)
-    top = jnp.maximum(x.max(), y.max())                        # "next" of the last atom: itself, a gap of 0
-    next_in = lambda before, u: jnp.where(before, top, u[None, :]).min(1)   # least atom of u after each atom
-    if x_sorted: s_x, x_next = jnp.cumsum(p), jnp.append(x[1:], top)
+    top = jnp.maximum(x.max(), y.max())  # "next" of the last atom: itself, a gap of 0
+    next_in = lambda before, u: jnp.where(before, top, u[None, :]).min(1)  # least atom of u after each atom
+    if x_sorted:
+        s_x, x_next = jnp.cumsum(p), jnp.append(x[1:], top)
     else:
         x_before_x = at_or_before(x)
-        s_x, x_next = jnp.where(x_before_x, p, 0.).sum(1), next_in(x_before_x, x)
-    s_x = s_x - jnp.where(y_before_x, q, 0.).sum(1)
-    s_y = jnp.where(x_before_y, p, 0.).sum(1) - jnp.where(y_before_y, q, 0.).sum(1)
+        s_x, x_next = jnp.where(x_before_x, p, 0.0).sum(1), next_in(x_before_x, x)
+    s_x = s_x - jnp.where(y_before_x, q, 0.0).sum(1)
+    s_y = jnp.where(x_before_y, p, 0.0).sum(1) - jnp.where(y_before_y, q, 0.0).sum(1)
     x_next = jnp.minimum(x_next, next_in(y_before_x, y))
     y_next = jnp.minimum(next_in(x_before_y, x), next_in(y_before_y, y))
     return jnp.abs(s_x) @ (x_next - x) + jnp.abs(s_y) @ (y_next - y)
@@ -102,23 +105,32 @@ def ensemble_disagreement(atoms: jax.Array, probs: jax.Array, is_sorted=None) ->
     sort-free merge. `is_sorted [M]` (static, optional): members whose atoms are non-decreasing (C51 supports); a
     pair puts such a member first, so only the other one's order takes comparisons."""
     s = np.zeros(atoms.shape[0], bool) if is_sorted is None else np.asarray(is_sorted, bool)
-    i, j = np.triu_indices(atoms.shape[0], 1)                  # w_1 is symmetric: each unordered pair once
+    i, j = np.triu_indices(atoms.shape[0], 1)  # w_1 is symmetric: each unordered pair once
     first, second = np.where(s[j], j, i), np.where(s[j], i, j)
-    group = lambda k: (first[s[first] == k], second[s[first] == k])   # static: pairs with/without a sorted first
-    w = [jax.vmap(partial(wasserstein_1_merge, x_sorted=k))(atoms[a], probs[a], atoms[b], probs[b])
-         for k in (False, True) for a, b in [group(k)] if len(a)]
+    group = lambda k: (first[s[first] == k], second[s[first] == k])  # static: pairs with/without a sorted first
+    w = [
+        jax.vmap(partial(wasserstein_1_merge, x_sorted=k))(atoms[a], probs[a], atoms[b], probs[b])
+        for k in (False, True)
+        for a, b in [group(k)]
+        if len(a)
+    ]
     return jnp.concatenate(w).mean()
 
 # %% ../nbs/50_projections.ipynb #pj000023
-def mixture_bellman(atoms: jax.Array, probs: jax.Array, rewards: jax.Array, P: jax.Array, pi: jax.Array,
-                    gamma: float) -> tuple:
+def mixture_bellman(
+    atoms: jax.Array, probs: jax.Array, rewards: jax.Array, P: jax.Array, pi: jax.Array, gamma: float
+) -> tuple:
     """Exact T^pi of the mixture of M members, per state-action pair: members `atoms, probs [M, S, A, K]`, rewards
     `[S, A, R]` (equally likely), transitions `P [S, A, S]`, policy `pi [S, A]`. Returns atoms, probs `[S, A, N]`."""
     M, S, A, K = atoms.shape
     R = rewards.shape[-1]
     next_atoms = rewards[:, :, :, None, None, None, None] + gamma * jnp.moveaxis(atoms, 0, 2)[None, None, None]
-    weight = (P[:, :, None, :, None, None, None] * pi[None, None, None, :, :, None, None] / (R * M)
-              * jnp.moveaxis(probs, 0, 2)[None, None, None])                       # [S, A, R, S', A', M, K]
+    weight = (
+        P[:, :, None, :, None, None, None]
+        * pi[None, None, None, :, :, None, None]
+        / (R * M)
+        * jnp.moveaxis(probs, 0, 2)[None, None, None]
+    )  # [S, A, R, S', A', M, K]
     shape = (S, A, R * S * A * M * K)
     return next_atoms.reshape(shape), jnp.broadcast_to(weight, next_atoms.shape).reshape(shape)
 
@@ -137,7 +149,7 @@ def categorical_member(support: jax.Array):
 
 def quantile_member(num_quantiles: int):
     "A member projecting onto `num_quantiles` equally weighted atoms (QR)."
-    return lambda x, p: (quantile_projection(x, p, num_quantiles), jnp.full(num_quantiles, 1. / num_quantiles))
+    return lambda x, p: (quantile_projection(x, p, num_quantiles), jnp.full(num_quantiles, 1.0 / num_quantiles))
 
 
 def mixture_distances(a1, p1, a2, p2) -> jax.Array:

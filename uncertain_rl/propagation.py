@@ -30,9 +30,11 @@ def backup_variance(reward_var, discount, value_var):
 def path_backup_variances(reward_var: jax.Array, discount: jax.Array, leaf_var) -> jax.Array:
     """Eq. 14 at every depth of one simulated path, leaf to root: `reward_var`, `discount` `[T]` along the edges
     (root first) and the leaf's value variance; returns `W [T]`, the variance of the backup through edge k."""
+
     def step(w, edge):
         w = backup_variance(edge[0], edge[1], w)
         return w, w
+
     w0 = jnp.asarray(leaf_var, jnp.result_type(reward_var, discount, leaf_var))
     return jax.lax.scan(step, w0, (reward_var, discount), reverse=True)[1]
 
@@ -40,14 +42,14 @@ def path_backup_variances(reward_var: jax.Array, discount: jax.Array, leaf_var) 
 def n_step_variance(reward_var: jax.Array, discount: jax.Array, leaf_var) -> jax.Array:
     "Eq. 14 in closed form: `sum_j (prod_{m<j} d_m^2) Var[R_j] + (prod_m d_m^2) Var[V(leaf)]` (cumulative products)."
     d2 = jnp.square(discount)
-    before = jnp.cumprod(jnp.concatenate([jnp.ones_like(d2[:1]), d2[:-1]]))      # prod_{m<j} d_m^2
+    before = jnp.cumprod(jnp.concatenate([jnp.ones_like(d2[:1]), d2[:-1]]))  # prod_{m<j} d_m^2
     return jnp.sum(before * reward_var) + jnp.prod(d2) * leaf_var
 
 # %% ../nbs/60_propagation.ipynb #pg000016
 def backup_std_bound(reward_var: jax.Array, discount: jax.Array, leaf_var) -> jax.Array:
     "App. A.2's alternative to independence: the std of the n-step return is at most the weighted sum of the stds."
     d = jnp.abs(discount)
-    before = jnp.cumprod(jnp.concatenate([jnp.ones_like(d[:1]), d[:-1]]))        # prod_{m<j} |d_m|
+    before = jnp.cumprod(jnp.concatenate([jnp.ones_like(d[:1]), d[:-1]]))  # prod_{m<j} |d_m|
     return jnp.sum(before * jnp.sqrt(reward_var)) + jnp.prod(d) * jnp.sqrt(leaf_var)
 
 # %% ../nbs/60_propagation.ipynb #pg000019
@@ -62,12 +64,12 @@ def running_mean(mean: jax.Array, x: jax.Array, count: jax.Array) -> jax.Array:
 def weighted_mean(x: jax.Array, counts: jax.Array) -> jax.Array:
     "`sum counts * x / sum counts` over the last axis; 0 where every count is 0."
     total = counts.sum(-1)
-    return jnp.where(total > 0, (counts * x).sum(-1) / jnp.where(total > 0, total, 1), 0.)
+    return jnp.where(total > 0, (counts * x).sum(-1) / jnp.where(total > 0, total, 1), 0.0)
 
 
 def safe_sqrt(var: jax.Array) -> jax.Array:
     "`sqrt(max(var, 0))`: rounding can make a variance slightly negative."
-    return jnp.sqrt(jnp.maximum(var, 0.))
+    return jnp.sqrt(jnp.maximum(var, 0.0))
 
 # %% ../nbs/60_propagation.ipynb #pg000021
 def edge_std_mean(reward_var, discount, value_vars: jax.Array, counts: jax.Array) -> jax.Array:
@@ -97,12 +99,15 @@ def edge_std_from_node_var(reward_var, discount, child_var) -> jax.Array:
     return safe_sqrt(backup_variance(reward_var, discount, child_var))
 
 # %% ../nbs/60_propagation.ipynb #pg000022
-def aggregate_edge_std(reward_var, discount, value_vars: jax.Array, counts: jax.Array,
-                       aggregation: str = 'edge_std') -> jax.Array:
+def aggregate_edge_std(
+    reward_var, discount, value_vars: jax.Array, counts: jax.Array, aggregation: str = 'edge_std'
+) -> jax.Array:
     "`sigma_q(s, a)` under `aggregation`: 'edge_std' (P, the paper's), 'node_std' (E, emctx) or 'var_mean' (V)."
     aggregation = check_choice('aggregation', aggregation, AGGREGATIONS)
-    if aggregation == 'edge_std': return edge_std_mean(reward_var, discount, value_vars, counts)
-    if aggregation == 'node_std': return edge_std_from_node_std(reward_var, discount, node_std(value_vars, counts))
+    if aggregation == 'edge_std':
+        return edge_std_mean(reward_var, discount, value_vars, counts)
+    if aggregation == 'node_std':
+        return edge_std_from_node_std(reward_var, discount, node_std(value_vars, counts))
     return edge_std_from_node_var(reward_var, discount, node_var(value_vars, counts))
 
 # %% ../nbs/60_propagation.ipynb #pg000029
@@ -113,33 +118,36 @@ def visit_counts(pair_index: jax.Array, num_pairs: int) -> jax.Array:
 
 def count_novelty(counts: jax.Array, eps: float = 0.5) -> jax.Array:
     "App. E.5: `eta(s, a) = 1 / (C(s, a) + eps)`; with `eps = 0.5` an unvisited pair has 2."
-    eps = check_number('eps', eps, 0., low_open=True)
-    return 1. / (counts + eps)
+    eps = check_number('eps', eps, 0.0, low_open=True)
+    return 1.0 / (counts + eps)
 
 
-def binary_novelty(counts: jax.Array, max_var: float = 1.) -> jax.Array:
+def binary_novelty(counts: jax.Array, max_var: float = 1.0) -> jax.Array:
     "`eta = max_var` for a pair never seen, 0 otherwise (e-alphazero's hash novelty, on an exact table)."
-    max_var = check_number('max_var', max_var, 0.)
-    return jnp.where(counts == 0, max_var, 0.)
+    max_var = check_number('max_var', max_var, 0.0)
+    return jnp.where(counts == 0, max_var, 0.0)
 
 # %% ../nbs/60_propagation.ipynb #pg000032
 def horizon_factor(discount: float, horizon: int | None = None) -> float:
     "`H = sum_{j < horizon} discount^(2j)`: `(1 - g^(2H)) / (1 - g^2)`, or `1 / (1 - g^2)` without a horizon."
-    discount = check_number('discount', discount, 0., 1.)
+    discount = check_number('discount', discount, 0.0, 1.0)
     if horizon is None:
-        if discount == 1.: raise ValueError("horizon must be given when discount is 1, got None")
-        return 1. / (1. - discount ** 2)
-    return float(np.sum(discount ** (2. * np.arange(horizon))))
+        if discount == 1.0:
+            raise ValueError("horizon must be given when discount is 1, got None")
+        return 1.0 / (1.0 - discount**2)
+    return float(np.sum(discount ** (2.0 * np.arange(horizon))))
 
 
-def leaf_value_variance(ube: jax.Array, novelty: jax.Array, factor: float, max_value_var: float = np.inf,
-                        terminal: jax.Array | bool = False) -> jax.Array:
+def leaf_value_variance(
+    ube: jax.Array, novelty: jax.Array, factor: float, max_value_var: float = np.inf, terminal: jax.Array | bool = False
+) -> jax.Array:
     "Eq. 27: `max(u(s), H * eta)`, clipped to `max_value_var`, 0 at terminal states."
-    return jnp.where(terminal, 0., jnp.minimum(jnp.maximum(ube, factor * novelty), max_value_var))
+    return jnp.where(terminal, 0.0, jnp.minimum(jnp.maximum(ube, factor * novelty), max_value_var))
 
 # %% ../nbs/60_propagation.ipynb #pg000035
 class RND(NamedTuple):
     "Random network distillation: a frozen random `target` network psi' and a trained `predictor` psi."
+
     target: nn.Module
     predictor: nn.Module
     optimizer: optax.GradientTransformation
@@ -148,19 +156,21 @@ class RND(NamedTuple):
 
 class RNDState(NamedTuple):
     "The frozen target's parameters, the predictor's, and the predictor's optimizer state."
+
     target_params: dict
     predictor_params: dict
     opt_state: optax.OptState
 
 
-def make_rnd(hidden_sizes: Sequence[int] = (64, 64), features: int = 16, learning_rate: float = 1e-3,
-             scale: float = 1.) -> RND:
+def make_rnd(
+    hidden_sizes: Sequence[int] = (64, 64), features: int = 16, learning_rate: float = 1e-3, scale: float = 1.0
+) -> RND:
     """Two ReLU MLPs with `features` outputs, the predictor trained by Adam at `learning_rate`; `eta` is `scale` times
     the error."""
     hidden_sizes = check_sizes('hidden_sizes', hidden_sizes)
     features = check_sizes('features', (features,))[0]
-    learning_rate = check_number('learning_rate', learning_rate, 0., low_open=True)
-    scale = check_number('scale', scale, 0.)
+    learning_rate = check_number('learning_rate', learning_rate, 0.0, low_open=True)
+    scale = check_number('scale', scale, 0.0)
     return RND(MLP(hidden_sizes, features), MLP(hidden_sizes, features), optax.adam(learning_rate), scale)
 
 
@@ -189,5 +199,6 @@ def rnd_update(rnd: RND, state: RNDState, x: jax.Array) -> tuple[RNDState, jax.A
     "One optimizer step of the predictor on the mean squared error over the observed inputs `x [B, D]`."
     loss, grads = jax.value_and_grad(lambda p: rnd_error(rnd, state.target_params, p, x).mean())(state.predictor_params)
     updates, opt_state = rnd.optimizer.update(grads, state.opt_state, state.predictor_params)
-    return state._replace(predictor_params=optax.apply_updates(state.predictor_params, updates),
-                          opt_state=opt_state), loss
+    return state._replace(
+        predictor_params=optax.apply_updates(state.predictor_params, updates), opt_state=opt_state
+    ), loss

@@ -27,13 +27,14 @@ import numpy as np
 from .base import AgentEntry, EnvEntry, EnvFacts, Signal, DocsSection, Agent, EnvSpec
 
 # %% ../nbs/81_registry.ipynb #7355a8ce
-CATALOG_FILE = Path(str(importlib.resources.files('uncertain_rl'))) / 'catalog.json'   # package data
+CATALOG_FILE = Path(str(importlib.resources.files('uncertain_rl'))) / 'catalog.json'  # package data
 ENTRY_POINT_GROUP = 'uncertain_rl.agents'
 AGENTS_PACKAGE = 'uncertain_rl.agents'
 
 
 def declared(module, entry_type: type) -> tuple:
-    "The entries of `entry_type` (`AgentEntry`, `EnvEntry`) that a module (its `ENTRIES`), an entry or a tuple declares."
+    """The entries of `entry_type` (`AgentEntry`, `EnvEntry`) that a module (its `ENTRIES`), an entry or a tuple
+    declares."""
     found = getattr(module, 'ENTRIES', module)
     found = (found,) if isinstance(found, entry_type) else tuple(found)
     for e in found:
@@ -44,8 +45,10 @@ def declared(module, entry_type: type) -> tuple:
 
 def declaring_modules(package: str) -> list:
     "Every module of our `package` that declares `ENTRIES` (imports them all: for writing the catalog and for tests)."
-    found = [importlib.import_module(f'{package}.{m.name}')
-             for m in pkgutil.iter_modules(importlib.import_module(package).__path__)]
+    found = [
+        importlib.import_module(f'{package}.{m.name}')
+        for m in pkgutil.iter_modules(importlib.import_module(package).__path__)
+    ]
     return [m for m in found if hasattr(m, 'ENTRIES')]
 
 
@@ -79,18 +82,21 @@ class DeclaredRegistry(Mapping):
     """Declared entries by name: ours (named in the catalog, their module imported the first time an entry is asked
     for), installed packages' (the entry-point group `group`, loaded on first use) and run-time registrations. A
     subclass names its `kind`, `entry_type` and `group`, and where our names come from (`builtin_modules`)."""
+
     kind, entry_type, group = 'entry', object, ''
 
     def __init__(self):
         self._loaded, self._extra, self._plugins = {}, {}, False
 
-    def builtin_modules(self) -> dict: raise NotImplementedError          # our names -> the module declaring each
+    def builtin_modules(self) -> dict:
+        raise NotImplementedError  # our names -> the module declaring each
 
     def extra(self) -> dict:
         "The entries that are not ours: installed packages' (loaded on first use) and run-time registrations."
         if not self._plugins:
             self._plugins = True
-            for e in installed_entries(self.group, self.entry_type): self.register(e)
+            for e in installed_entries(self.group, self.entry_type):
+                self.register(e)
         return self._extra
 
     def register(self, entry):
@@ -101,20 +107,28 @@ class DeclaredRegistry(Mapping):
         return entry
 
     def __getitem__(self, name: str):
-        if name in self._loaded: return self._loaded[name]
+        if name in self._loaded:
+            return self._loaded[name]
         modules = self.builtin_modules()
         if name in modules:
-            for e in declared(importlib.import_module(modules[name]), self.entry_type): self._loaded[e.name] = e
+            for e in declared(importlib.import_module(modules[name]), self.entry_type):
+                self._loaded[e.name] = e
             return self._loaded[name]
         return self.extra()[name]
 
-    def __contains__(self, name) -> bool: return name in self.builtin_modules() or name in self.extra()   # no import
-    def __iter__(self): return iter([*self.builtin_modules(), *self.extra()])
-    def __len__(self) -> int: return len(self.builtin_modules()) + len(self.extra())
+    def __contains__(self, name) -> bool:
+        return name in self.builtin_modules() or name in self.extra()  # no import
+
+    def __iter__(self):
+        return iter([*self.builtin_modules(), *self.extra()])
+
+    def __len__(self) -> int:
+        return len(self.builtin_modules()) + len(self.extra())
 
 
 class AgentRegistry(DeclaredRegistry):
     "Registered agents by name: ours, installed packages' (`uncertain_rl.agents`) and those registered at run time."
+
     kind, entry_type, group = 'agent', AgentEntry, ENTRY_POINT_GROUP
 
     def __init__(self):
@@ -124,8 +138,11 @@ class AgentRegistry(DeclaredRegistry):
     def builtin_modules(self) -> dict:
         "Our agents' names -> the module declaring each, from the catalog (without it: every module, imported)."
         if self._catalog is None:
-            self._catalog = (json.loads(CATALOG_FILE.read_text()) if CATALOG_FILE.exists()
-                             else dict(agents=[describe_agent(e) for e in builtin_entries()]))
+            self._catalog = (
+                json.loads(CATALOG_FILE.read_text())
+                if CATALOG_FILE.exists()
+                else dict(agents=[describe_agent(e) for e in builtin_entries()])
+            )
         return {a['name']: a['module'] for a in self._catalog['agents']}
 
 
@@ -144,21 +161,29 @@ ENVS_PACKAGE = 'uncertain_rl.envs'
 def builtin_env_entries() -> list:
     "Every environment of our modules, in the order of the notebooks that document them (imports every module)."
     entries = [e for m in declaring_modules(ENVS_PACKAGE) for e in declared(m, EnvEntry)]
-    return sorted(entries, key=lambda e: e.notebook or '~')          # stable: a module's own order within it
+    return sorted(entries, key=lambda e: e.notebook or '~')  # stable: a module's own order within it
 
 
 def describe_env(entry: EnvEntry) -> dict:
     "An environment's declaration as data: where it is declared and what it declares."
-    return dict(name=entry.name, module=entry.make.__module__, description=entry.description,
-                continuous=entry.continuous, sized=entry.sized, horizon=entry.horizon, notebook=entry.notebook,
-                planning=entry.planning,
-                preset=None if entry.preset is None else entry.preset.name,
-                declares=[k for k in ('solved', 'statistics', 'value_range') if getattr(entry, k) is not None]
-                + (['planning_model'] if entry.planning else []))
+    return dict(
+        name=entry.name,
+        module=entry.make.__module__,
+        description=entry.description,
+        continuous=entry.continuous,
+        sized=entry.sized,
+        horizon=entry.horizon,
+        notebook=entry.notebook,
+        planning=entry.planning,
+        preset=None if entry.preset is None else entry.preset.name,
+        declares=[k for k in ('solved', 'statistics', 'value_range') if getattr(entry, k) is not None]
+        + (['planning_model'] if entry.planning else []),
+    )
 
 
 class EnvRegistry(DeclaredRegistry):
     "Registered environments by name: ours, installed packages' (`uncertain_rl.envs`) and those registered at run time."
+
     kind, entry_type, group = 'environment', EnvEntry, ENV_ENTRY_POINT_GROUP
 
     def __init__(self):
@@ -168,7 +193,7 @@ class EnvRegistry(DeclaredRegistry):
     def described(self) -> list:
         "Our environments' declarations as data, from the catalog (without it: from every module, imported)."
         if self._described is None:
-            AGENTS.builtin_modules()                                # reads the catalog
+            AGENTS.builtin_modules()  # reads the catalog
             envs = AGENTS._catalog.get('envs')
             self._described = envs if envs is not None else [describe_env(e) for e in builtin_env_entries()]
         return self._described
@@ -189,27 +214,34 @@ def register_env(entry: EnvEntry) -> EnvEntry:
 def option_type(config, name: str) -> type:
     "The type of a config field: its default's, or for an optional field (default None) the other type it allows."
     default = getattr(config, name)
-    if default is not None: return type(default)
+    if default is not None:
+        return type(default)
     import typing
+
     hint = typing.get_type_hints(type(config))[name]
     return next(t for t in typing.get_args(hint) if t is not type(None))
 
 
 def _jsonable(value):
     "`value` with tuples as lists (JSON's arrays), for the catalog."
-    if isinstance(value, (tuple, list)): return [_jsonable(v) for v in value]
-    if isinstance(value, dict): return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, np.generic): return value.item()
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
     return value
 
 
 def describe_option(config, name: str) -> dict:
     "One config field as a command-line option: type, default, help, and the choices where it has some."
     info = type(config).field_info(name)
-    out = dict(type=option_type(config, name).__name__, default=_jsonable(getattr(config, name)),
-               help=info.get('help', ''))
+    out = dict(
+        type=option_type(config, name).__name__, default=_jsonable(getattr(config, name)), help=info.get('help', '')
+    )
     choices = getattr(info.get('check'), 'choices', None)
-    if choices: out['choices'] = list(choices)
+    if choices:
+        out['choices'] = list(choices)
     return out
 
 
@@ -217,24 +249,38 @@ def describe_agent(entry: AgentEntry) -> dict:
     "An agent's declaration as data."
     config = entry.config()
     return dict(
-        name=entry.name, module=entry.make.__module__, description=entry.description,
-        continuous=entry.continuous, envs=list(entry.envs), model_based=entry.model_based,
+        name=entry.name,
+        module=entry.make.__module__,
+        description=entry.description,
+        continuous=entry.continuous,
+        envs=list(entry.envs),
+        model_based=entry.model_based,
         defaults=_jsonable(dict(entry.defaults)),
         options={name: describe_option(config, name) for name in entry.options},
-        presets=[dict(name=p.name, envs=list(p.envs), description=p.description, overrides=_jsonable(dict(p.overrides)))
-                 for p in entry.presets],
+        presets=[
+            dict(name=p.name, envs=list(p.envs), description=p.description, overrides=_jsonable(dict(p.overrides)))
+            for p in entry.presets
+        ],
         signals=[asdict(s) for s in entry.signals],
         docs=None if entry.docs is None else dict(caption=entry.docs.caption, notebooks=list(entry.docs.notebooks)),
         golden=[dict(name=g.name, envs=list(g.envs)) for g in entry.golden],
-        exports={entry.config_class.__name__: entry.config_class.__module__, entry.make.__name__: entry.make.__module__})
+        exports={
+            entry.config_class.__name__: entry.config_class.__module__,
+            entry.make.__name__: entry.make.__module__,
+        },
+    )
 
 
 def build_catalog() -> dict:
     """Our agents' and environments' declarations, and the signals the loop records for every agent, as data (imports
     every agent and environment module)."""
     from uncertain_rl.loops import LOOP_SIGNALS
-    return dict(agents=[describe_agent(e) for e in builtin_entries()], loop_signals=[asdict(s) for s in LOOP_SIGNALS],
-                envs=[describe_env(e) for e in builtin_env_entries()])
+
+    return dict(
+        agents=[describe_agent(e) for e in builtin_entries()],
+        loop_signals=[asdict(s) for s in LOOP_SIGNALS],
+        envs=[describe_env(e) for e in builtin_env_entries()],
+    )
 
 
 def write_catalog(path=None) -> Path:
@@ -261,7 +307,9 @@ def agent_signals() -> list:
     "How the viewer shows each per-cell array: the loop's signals, then every agent's (the first declaration wins)."
     data, seen, out = catalog(), set(), []
     for s in [*data.get('loop_signals', []), *(s for a in data['agents'] for s in a['signals'])]:
-        if s['name'] not in seen: seen.add(s['name']); out.append(Signal(**s))
+        if s['name'] not in seen:
+            seen.add(s['name'])
+            out.append(Signal(**s))
     return out
 
 
@@ -289,12 +337,14 @@ def option_table() -> dict:
             row = table.setdefault(name, dict(type=o['type'], choices=[], defaults={}, helps=[]))
             row['defaults'][a['name']] = o['default']
             row['choices'] += [c for c in o.get('choices') or () if c not in row['choices']]
-            if o['help'] and o['help'] not in row['helps']: row['helps'].append(o['help'])
+            if o['help'] and o['help'] not in row['helps']:
+                row['helps'].append(o['help'])
     return table
 
 # %% ../nbs/81_registry.ipynb #18fd0b92
 def _choice(name: str, value, allowed) -> str:
-    if value not in allowed: raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     return value
 
 
@@ -308,25 +358,30 @@ def env_entry(name: str) -> EnvEntry:
     return ENVS[_choice('env', name, tuple(ENVS))]
 
 
-BSUITE_TWINS = ('deep_sea', 'deep_sea_stochastic', 'cartpole_noise')   # bsuite experiments we also register
+BSUITE_TWINS = ('deep_sea', 'deep_sea_stochastic', 'cartpole_noise')  # bsuite experiments we also register
 
 
 def preset_env(env: str) -> str:
     """The registered environment whose presets apply: `env`, or for `bsuite:NAME/ID` NAME where we register the same
     task."""
-    if not env.startswith('bsuite:'): return env
-    name = env[len('bsuite:'):].split('/')[0]
+    if not env.startswith('bsuite:'):
+        return env
+    name = env[len('bsuite:') :].split('/')[0]
     return name if name in BSUITE_TWINS else env
 
 
 def presets_for(name: str, env: str | None = None, preset: str | None = None) -> list:
     "The presets `agent_config` applies, in order: the environment's, the agent's for it, the one named."
     entry, env = agent_entry(name), None if env is None else preset_env(env)
-    if preset == 'none': return []                                      # the registered default
+    if preset == 'none':
+        return []  # the registered default
     layers = []
-    if env in ENVS and ENVS[env].preset is not None: layers.append(ENVS[env].preset)
-    if env is not None and entry.env_preset(env) is not None: layers.append(entry.env_preset(env))
-    if preset is not None: layers.append(entry.preset(preset))
+    if env in ENVS and ENVS[env].preset is not None:
+        layers.append(ENVS[env].preset)
+    if env is not None and entry.env_preset(env) is not None:
+        layers.append(entry.env_preset(env))
+    if preset is not None:
+        layers.append(entry.preset(preset))
     return layers
 
 
@@ -334,7 +389,8 @@ def preset_config(name: str, env: str | None = None, preset: str | None = None, 
     """Agent `name`'s layered config on `env`: its defaults, then the presets that apply (`presets_for`), then
     `overrides`."""
     layers = {}
-    for p in presets_for(name, env, preset): layers.update(p.overrides)
+    for p in presets_for(name, env, preset):
+        layers.update(p.overrides)
     return agent_entry(name).config(**{**layers, **overrides})
 
 
@@ -342,12 +398,15 @@ def env_facts(env: str | None, params=None, episodes: int | None = None) -> EnvF
     """What the registered environment `env` (or bsuite's twin of `bsuite:NAME/ID`) declares at `params` (None: its
     defaults); without a declared horizon, the run's `episodes` stand in. Unknown environments declare nothing."""
     name = None if env is None else preset_env(env)
-    if name not in ENVS and name is not None and name.startswith('bsuite:'):        # bsuite's own, through the bridge
+    if name not in ENVS and name is not None and name.startswith('bsuite:'):  # bsuite's own, through the bridge
         from uncertain_rl.envs.bsuite import bsuite_facts
-        return bsuite_facts(name[len('bsuite:'):])
-    if name not in ENVS: return EnvFacts(horizon=episodes)
+
+        return bsuite_facts(name[len('bsuite:') :])
+    if name not in ENVS:
+        return EnvFacts(horizon=episodes)
     entry = ENVS[name]
-    if params is None and entry.value_range is not None: params = entry.make(10, 42).default_params   # any size
+    if params is None and entry.value_range is not None:
+        params = entry.make(10, 42).default_params  # any size
     facts = entry.facts(params)
     return facts if facts.horizon is not None else facts._replace(horizon=episodes)
 
@@ -368,7 +427,8 @@ def agent_config(name: str, env: str | None = None, preset: str | None = None, *
 def entry_for_config(config) -> AgentEntry:
     "The registered agent whose config class `config` is (agents that share a class share their constructor)."
     for name in AGENTS:
-        if isinstance(config, AGENTS[name].config_class): return AGENTS[name]
+        if isinstance(config, AGENTS[name].config_class):
+            return AGENTS[name]
     raise ValueError(f"agent config must be one of a registered agent's classes, got {type(config).__name__}")
 
 
@@ -398,5 +458,8 @@ def runs_on(agent: str, env: str) -> bool:
     """Whether agent `agent` runs on the registered environment `env`: the same kind of actions, in its list if any,
     and a planning model where the agent plans (from the catalog: the command line asks before it imports JAX)."""
     e, a = env_catalog_entry(env), catalog_entry(agent)
-    return (a['continuous'] == e['continuous'] and (not a['envs'] or env in a['envs'])
-            and (not a['model_based'] or e['planning']))
+    return (
+        a['continuous'] == e['continuous']
+        and (not a['envs'] or env in a['envs'])
+        and (not a['model_based'] or e['planning'])
+    )

@@ -17,17 +17,20 @@ from flax import struct
 @struct.dataclass
 class ReplayBuffer:
     "Circular buffer: `data` leaves have a leading capacity axis; `position` is the next slot to write."
+
     data: Any
     position: jax.Array
     size: jax.Array
 
     @property
-    def capacity(self) -> int: return jax.tree.leaves(self.data)[0].shape[0]
+    def capacity(self) -> int:
+        return jax.tree.leaves(self.data)[0].shape[0]
 
 
 def replay_init(example: Any, capacity: int) -> ReplayBuffer:
     "An empty buffer for items shaped like `example` (a pytree of arrays)."
-    if capacity < 1: raise ValueError(f"capacity must be >= 1, got {capacity}")
+    if capacity < 1:
+        raise ValueError(f"capacity must be >= 1, got {capacity}")
     data = jax.tree.map(lambda x: jnp.zeros((capacity, *jnp.shape(x)), jnp.asarray(x).dtype), example)
     return ReplayBuffer(data, jnp.int32(0), jnp.int32(0))
 
@@ -39,8 +42,9 @@ def replay_add(buffer: ReplayBuffer, item: Any, when=True) -> ReplayBuffer:
     slot = lambda d, x: d.at[buffer.position].set(jnp.where(when, x, d[buffer.position]))
     data = jax.tree.map(slot, buffer.data, item)
     added = when.astype(jnp.int32)
-    return ReplayBuffer(data, (buffer.position + added) % buffer.capacity,
-                        jnp.minimum(buffer.size + added, buffer.capacity))
+    return ReplayBuffer(
+        data, (buffer.position + added) % buffer.capacity, jnp.minimum(buffer.size + added, buffer.capacity)
+    )
 
 
 def replay_sample(buffer: ReplayBuffer, key: jax.Array, batch_size: int) -> Any:
@@ -59,16 +63,17 @@ def n_step_window(buffer: ReplayBuffer, idx: jax.Array, n: int, gamma, last=('ne
     with `reward`, `discount` and `done`: rewards summed with `gamma` over up to `n` steps of one episode, `discount`
     becoming `gamma**(m-1) * d` of the window's last item, and the fields in `last` taken from that item."""
     data = buffer.data
-    if 'done' not in data: raise ValueError("n-step transitions need replay items with a 'done' field")
+    if 'done' not in data:
+        raise ValueError("n-step transitions need replay items with a 'done' field")
     offsets = jnp.arange(n)
-    steps = (idx[:, None] + offsets) % buffer.capacity                     # [B, n] slots of the window
-    newer = (buffer.position - 1 - idx) % buffer.capacity                  # items written after each start
+    steps = (idx[:, None] + offsets) % buffer.capacity  # [B, n] slots of the window
+    newer = (buffer.position - 1 - idx) % buffer.capacity  # items written after each start
     done = data['done'][steps].astype(jnp.int32)
-    ended_before = (jnp.cumsum(done, 1) - done) > 0                        # an earlier step ended the episode
-    alive = (offsets <= newer[:, None]) & ~ended_before                    # a prefix of the window
-    m = alive.sum(1)                                                       # steps used, >= 1
+    ended_before = (jnp.cumsum(done, 1) - done) > 0  # an earlier step ended the episode
+    alive = (offsets <= newer[:, None]) & ~ended_before  # a prefix of the window
+    m = alive.sum(1)  # steps used, >= 1
     gamma = jnp.asarray(gamma, jnp.float32)
-    ret = jnp.sum(alive * gamma ** offsets * data['reward'][steps], 1)
+    ret = jnp.sum(alive * gamma**offsets * data['reward'][steps], 1)
     end = jnp.take_along_axis(steps, (m - 1)[:, None], 1)[:, 0]
     out = {k: v[idx] for k, v in data.items()}
     out.update(reward=ret, discount=gamma ** (m - 1) * data['discount'][end])
@@ -76,8 +81,9 @@ def n_step_window(buffer: ReplayBuffer, idx: jax.Array, n: int, gamma, last=('ne
     return out
 
 
-def replay_sample_n_step(buffer: ReplayBuffer, key: jax.Array, batch_size: int, n: int, gamma,
-                         last=('next_obs', 'prior_next')) -> dict:
+def replay_sample_n_step(
+    buffer: ReplayBuffer, key: jax.Array, batch_size: int, n: int, gamma, last=('next_obs', 'prior_next')
+) -> dict:
     "`batch_size` n-step transitions (`n_step_window`) starting at uniformly drawn valid slots."
     idx = jax.random.randint(key, (batch_size,), 0, jnp.maximum(buffer.size, 1))
     return n_step_window(buffer, idx, n, gamma, last)

@@ -27,7 +27,8 @@ SNAPSHOTS_FILE, CURVE_FILE = 'snapshots.npz', 'learning_curve.png'
 
 def _umask() -> int:
     "The process's file-creation mask (read by setting it and putting it back)."
-    mask = os.umask(0o022); os.umask(mask)
+    mask = os.umask(0o022)
+    os.umask(mask)
     return mask
 
 
@@ -36,15 +37,17 @@ def write_atomic(path, data, mode: str = 'w') -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
     try:
-        with os.fdopen(fd, mode) as f: f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())            # mkstemp's file is 0600: give it the mode any new file gets
+        with os.fdopen(fd, mode) as f:
+            f.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's file is 0600: give it the mode any new file gets
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp): os.unlink(tmp)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
         raise
 
 # %% ../nbs/82_rundir.ipynb #ffb37851
-BSUITE_NAMES = {'episode_length': 'episode_len'}   # our log names -> bsuite's CSV column names, where they differ
+BSUITE_NAMES = {'episode_length': 'episode_len'}  # our log names -> bsuite's CSV column names, where they differ
 
 
 def _label_columns(labels: list, i: int, n: int) -> dict:
@@ -55,6 +58,7 @@ def episodes_csv(logs: dict, labels: list, done) -> str:
     """Per-episode logs (run axis first) as CSV text, bsuite's column names, each run's completed episodes only;
     `labels[i]` (e.g. `{'seed': 3}`) gives run `i`'s first columns, `done[i]` its completed episodes."""
     import pandas as pd
+
     frames = []
     for i in range(len(labels)):
         n = min(int(done[i]), len(logs['episode_return'][i]))
@@ -67,9 +71,10 @@ def episodes_csv(logs: dict, labels: list, done) -> str:
 def evaluations_csv(evals: dict, labels: list) -> str:
     "The greedy evaluations made (run axis first) as CSV: the run's labels, step, episodes completed, mean return."
     import pandas as pd
+
     frames = []
     for i in range(len(labels)):
-        made = np.asarray(evals['step'][i]) > 0                 # slots of evaluations the run never reached stay 0
+        made = np.asarray(evals['step'][i]) > 0  # slots of evaluations the run never reached stay 0
         cols = {k: np.asarray(v[i])[made] for k, v in evals.items()}
         frames.append(pd.DataFrame({**_label_columns(labels, i, int(made.sum())), **cols}))
     return pd.concat(frames).to_csv(index=False)
@@ -78,22 +83,34 @@ def evaluations_csv(evals: dict, labels: list) -> str:
 @dataclass
 class RunData:
     "A run's snapshots (`[runs, snapshots, ...]` each), its training returns `[runs, episodes]` and its header."
+
     snapshots: dict
     returns: np.ndarray
-    meta: dict                 # agent, env, size, seeds (one per run), action_mapping (N x N), label
+    meta: dict  # agent, env, size, seeds (one per run), action_mapping (N x N), label
 
     @property
-    def size(self) -> int: return int(self.meta['size'])
+    def size(self) -> int:
+        return int(self.meta['size'])
+
     @property
-    def num_snapshots(self) -> int: return int(self.snapshots['episode'].shape[1])
+    def num_snapshots(self) -> int:
+        return int(self.snapshots['episode'].shape[1])
+
     @property
-    def seeds(self) -> list: return list(self.meta['seeds'])
+    def seeds(self) -> list:
+        return list(self.meta['seeds'])
+
     @property
-    def label(self) -> str: return self.meta.get('label') or f"{self.meta.get('agent')} on {self.meta.get('env')}"
+    def label(self) -> str:
+        return self.meta.get('label') or f"{self.meta.get('agent')} on {self.meta.get('env')}"
+
     @property
-    def action_mapping(self) -> np.ndarray: return np.asarray(self.meta['action_mapping'], np.int32)
+    def action_mapping(self) -> np.ndarray:
+        return np.asarray(self.meta['action_mapping'], np.int32)
+
     @property
-    def num_members(self) -> int: return int(self.snapshots['q'].shape[3]) if 'q' in self.snapshots else 0
+    def num_members(self) -> int:
+        return int(self.snapshots['q'].shape[3]) if 'q' in self.snapshots else 0
 
     @classmethod
     def from_result(cls, result, deep_sea, seeds=None, **meta) -> 'RunData':
@@ -102,63 +119,90 @@ class RunData:
         if not result.snapshots:
             raise ValueError("result has no snapshots: train with TrainConfig(..., snapshot_every=K) to record them")
         seeds = list(range(len(result.episodes))) if seeds is None else list(seeds)
-        meta = dict({'agent': 'agent', 'env': 'deep_sea', **meta}, size=int(deep_sea.size), seeds=seeds,
-                    action_mapping=np.asarray(deep_sea.default_params.action_mapping).tolist())
-        return cls({k: np.asarray(v) for k, v in result.snapshots.items()},
-                   np.asarray(result.logs['episode_return'], np.float32), meta)
+        meta = dict(
+            {'agent': 'agent', 'env': 'deep_sea', **meta},
+            size=int(deep_sea.size),
+            seeds=seeds,
+            action_mapping=np.asarray(deep_sea.default_params.action_mapping).tolist(),
+        )
+        return cls(
+            {k: np.asarray(v) for k, v in result.snapshots.items()},
+            np.asarray(result.logs['episode_return'], np.float32),
+            meta,
+        )
 
 
 def save_snapshots(run: RunData, path) -> None:
     "Write `run` to `path` (`.npz`) atomically."
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, returns=run.returns, meta=np.array(json.dumps(run.meta)),
-                        **{f'snapshot_{k}': v for k, v in run.snapshots.items()})
+    np.savez_compressed(
+        buffer,
+        returns=run.returns,
+        meta=np.array(json.dumps(run.meta)),
+        **{f'snapshot_{k}': v for k, v in run.snapshots.items()},
+    )
     write_atomic(path, buffer.getvalue(), 'wb')
 
 
 def load_snapshots(source) -> RunData:
     "A `RunData` from a run directory or a `snapshots.npz` file (a `RunData` is returned as it is)."
-    if isinstance(source, RunData): return source
+    if isinstance(source, RunData):
+        return source
     path = Path(source)
-    if path.is_dir(): path = path / SNAPSHOTS_FILE
+    if path.is_dir():
+        path = path / SNAPSHOTS_FILE
     if not path.is_file():
         summary = path.parent / SUMMARY_FILE
-        try: status = json.loads(summary.read_text()).get('status') if summary.is_file() else None
-        except (ValueError, OSError, AttributeError): status = None
+        try:
+            status = json.loads(summary.read_text()).get('status') if summary.is_file() else None
+        except (ValueError, OSError, AttributeError):
+            status = None
         if status in ('running', 'interrupted'):
-            raise ValueError(f"no snapshots at {str(path)!r} yet: they are written when the run ends, and this run is "
-                             f"{status}; finish it with uncertain-rl train --resume {str(path.parent)!r}")
-        raise ValueError(f"no snapshots at {str(path)!r}: train on Deep Sea with snapshots on (uncertain-rl train "
-                         f"--env deep_sea; they are on by default) and open its run directory")
+            raise ValueError(
+                f"no snapshots at {str(path)!r} yet: they are written when the run ends, and this run is "
+                f"{status}; finish it with uncertain-rl train --resume {str(path.parent)!r}"
+            )
+        raise ValueError(
+            f"no snapshots at {str(path)!r}: train on Deep Sea with snapshots on (uncertain-rl train "
+            f"--env deep_sea; they are on by default) and open its run directory"
+        )
     try:
         with np.load(path, allow_pickle=False) as f:
-            snapshots = {k[len('snapshot_'):]: f[k] for k in f.files if k.startswith('snapshot_')}
+            snapshots = {k[len('snapshot_') :]: f[k] for k in f.files if k.startswith('snapshot_')}
             data = RunData(snapshots, f['returns'], json.loads(str(f['meta'])))
         problem = run_data_problem(data)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:   # not an .npz, truncated, not ours
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:  # not an .npz, truncated, not ours
         problem = f'{type(e).__name__}'
-    if problem: raise ValueError(f"{str(path)!r} is not a snapshots file written by uncertain_rl ({problem})") from None
+    if problem:
+        raise ValueError(f"{str(path)!r} is not a snapshots file written by uncertain_rl ({problem})") from None
     return data
 
 
 def run_data_problem(data: RunData) -> str | None:
     "What makes `data` unreadable by the viewer (metadata's keys and types, the arrays' shapes), or None."
     meta = data.meta
-    if not isinstance(meta, dict): return 'its metadata is not an object'
+    if not isinstance(meta, dict):
+        return 'its metadata is not an object'
     for key in ('size', 'seeds', 'action_mapping'):
-        if key not in meta: return f'its metadata has no {key!r}'
+        if key not in meta:
+            return f'its metadata has no {key!r}'
     size, seeds = meta['size'], meta['seeds']
-    if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 1000: return f'size {size!r} is not a Deep Sea size'
-    if not isinstance(seeds, list) or not seeds: return 'seeds is not a non-empty list'
-    if np.shape(meta['action_mapping']) != (size, size): return f'action_mapping is not {size} x {size}'
-    if 'episode' not in data.snapshots: return "it has no 'episode' array"
+    if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 1000:
+        return f'size {size!r} is not a Deep Sea size'
+    if not isinstance(seeds, list) or not seeds:
+        return 'seeds is not a non-empty list'
+    if np.shape(meta['action_mapping']) != (size, size):
+        return f'action_mapping is not {size} x {size}'
+    if 'episode' not in data.snapshots:
+        return "it has no 'episode' array"
     runs, count = len(seeds), np.shape(data.snapshots['episode'])[1] if np.ndim(data.snapshots['episode']) == 2 else -1
     for name, array in data.snapshots.items():
         if np.ndim(array) < 2 or np.shape(array)[:2] != (runs, count):
             return f'array {name!r} has shape {np.shape(array)}, not ({runs}, {count}, ...)'
         if np.ndim(array) >= 3 and name not in ('greedy_path', 'last_path') and np.shape(array)[2] != size * size:
             return f'array {name!r} has {np.shape(array)[2]} cells, not {size * size}'
-    if np.ndim(data.returns) != 2 or np.shape(data.returns)[0] != runs: return 'returns is not one row per seed'
+    if np.ndim(data.returns) != 2 or np.shape(data.returns)[0] != runs:
+        return 'returns is not one row per seed'
     return None
 
 # %% ../nbs/82_rundir.ipynb #9aaacda9
@@ -168,10 +212,13 @@ VERSIONED = ('uncertain_rl', 'jax', 'jaxlib', 'flax', 'optax', 'mctx', 'gymnax',
 def package_versions(packages=VERSIONED) -> dict:
     "The installed version of each package, `None` where it is unknown (best effort: never raises)."
     import importlib.metadata as md
+
     versions = {}
     for name in packages:
-        try: versions[name] = md.version(name)
-        except Exception: versions[name] = None
+        try:
+            versions[name] = md.version(name)
+        except Exception:
+            versions[name] = None
     return versions
 
 
@@ -184,45 +231,70 @@ def write_summary(out, summary: dict) -> None:
 def plot_learning_curves(logs: dict, labels: list, path, title: str, evals: dict | None = None) -> None:
     "Learning curves (one line per run) and, if any, the greedy evaluations beside them, saved atomically as PNG."
     import matplotlib
+
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+
     name = lambda i: ', '.join(f'{k} {v}' for k, v in labels[i].items())
     fig, axes = plt.subplots(1, 2 if evals else 1, figsize=(11 if evals else 6, 3.5), squeeze=False)
     ax, w = axes[0, 0], 1
     for i in range(len(labels)):
-        r = np.asarray(logs['episode_return'][i]); r = r[np.isfinite(r)]
+        r = np.asarray(logs['episode_return'][i])
+        r = r[np.isfinite(r)]
         w = max(1, min(20, len(r) // 10))
         ax.plot(np.arange(w, len(r) + 1), np.convolve(r, np.ones(w) / w, mode='valid'), label=name(i))
-    ax.set_xlabel('episode'); ax.set_ylabel(f'training return (moving average over {w})'); ax.set_title(title)
+    ax.set_xlabel('episode')
+    ax.set_ylabel(f'training return (moving average over {w})')
+    ax.set_title(title)
     ax.legend(fontsize=7)
     if evals:
         for i in range(len(labels)):
             made = np.asarray(evals['step'][i]) > 0
-            axes[0, 1].plot(np.asarray(evals['step'][i])[made], np.asarray(evals['greedy_return'][i])[made], marker='.',
-                            label=name(i))
-        axes[0, 1].set_xlabel('environment step'); axes[0, 1].set_ylabel('greedy return (mean of the evaluation)')
+            axes[0, 1].plot(
+                np.asarray(evals['step'][i])[made],
+                np.asarray(evals['greedy_return'][i])[made],
+                marker='.',
+                label=name(i),
+            )
+        axes[0, 1].set_xlabel('environment step')
+        axes[0, 1].set_ylabel('greedy return (mean of the evaluation)')
         axes[0, 1].set_title('greedy evaluations')
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format='png', dpi=160); plt.close(fig)            # sharp on a high-density screen
+    fig.savefig(buffer, format='png', dpi=160)
+    plt.close(fig)  # sharp on a high-density screen
     write_atomic(path, buffer.getvalue(), 'wb')
 
 # %% ../nbs/82_rundir.ipynb #rdwords2
-NEVER = ('solved_at', 'first_treasure')   # episode numbers where 0 means "never": reported as None
-COLUMNS = {'seed': 'seed', 'episodes': 'episodes', 'mean_return_last_100': 'ret100', 'best_100_mean': 'best100',
-           'exploiter_return_last_100': 'exploit100', 'best_greedy_return': 'greedy', 'final_greedy_return': 'greedy_end',
-           'solved_at': 'solved', 'first_treasure': 'treasure', 'total_bad_episodes': 'bad',
-           'good_fraction_last_100': 'good100'}
-MEANINGS = {       # each column in the words of the papers, for the legend under a table that has it
+NEVER = ('solved_at', 'first_treasure')  # episode numbers where 0 means "never": reported as None
+COLUMNS = {
+    'seed': 'seed',
+    'episodes': 'episodes',
+    'mean_return_last_100': 'ret100',
+    'best_100_mean': 'best100',
+    'exploiter_return_last_100': 'exploit100',
+    'best_greedy_return': 'greedy',
+    'final_greedy_return': 'greedy_end',
+    'solved_at': 'solved',
+    'first_treasure': 'treasure',
+    'total_bad_episodes': 'bad',
+    'good_fraction_last_100': 'good100',
+}
+MEANINGS = {  # each column in the words of the papers, for the legend under a table that has it
     'ret100': 'mean training return of the last 100 episodes',
     'best100': 'the best mean return over 100 consecutive episodes',
     'exploit100': "TDU: mean return of the exploiting heads' episodes among the last 100",
-    'greedy': 'the best greedy evaluation (mean return of its episodes)', 'greedy_end': 'the last greedy evaluation',
-    'solved': ("the episode from which bsuite's rule held: fewer than 90% of the episodes so far were bad (a left turn on "
-               "the diagonal; on stochastic Deep Sea a slip makes an episode not bad, so a run can solve before its "
-               "first treasure)"),
-    'treasure': 'the first episode that reached the treasure', 'bad': "bsuite's count of bad episodes",
-    'good100': 'the fraction of the last 100 episodes that were not bad'}
+    'greedy': 'the best greedy evaluation (mean return of its episodes)',
+    'greedy_end': 'the last greedy evaluation',
+    'solved': (
+        "the episode from which bsuite's rule held: fewer than 90% of the episodes so far were bad (a left turn on "
+        "the diagonal; on stochastic Deep Sea a slip makes an episode not bad, so a run can solve before its "
+        "first treasure)"
+    ),
+    'treasure': 'the first episode that reached the treasure',
+    'bad': "bsuite's count of bad episodes",
+    'good100': 'the fraction of the last 100 episodes that were not bad',
+}
 
 
 def legend(rows: list) -> str:
@@ -230,18 +302,25 @@ def legend(rows: list) -> str:
     keys = list(dict.fromkeys(k for r in rows for k in r))
     parts = [f'{COLUMNS[k]}: {MEANINGS[COLUMNS[k]]}' for k in keys if COLUMNS.get(k) in MEANINGS]
     missing = {('never' if k in NEVER else 'n/a') for r in rows for k in keys if r.get(k) is None}
-    if 'never' in missing: parts.append('never: it did not happen')
-    if 'n/a' in missing: parts.append('n/a: not defined yet (too few episodes)')
+    if 'never' in missing:
+        parts.append('never: it did not happen')
+    if 'n/a' in missing:
+        parts.append('n/a: not defined yet (too few episodes)')
     return '; '.join(parts)
 
 # %% ../nbs/82_rundir.ipynb #da38f867
 def process_running(host, pid) -> bool:
     "Whether process `pid` on `host` may still run: on this host, whether the pid exists; elsewhere (or unknown), yes."
     import socket
-    if not isinstance(pid, int) or host != socket.gethostname(): return True
-    try: os.kill(pid, 0)
-    except ProcessLookupError: return False
-    except PermissionError: return True
+
+    if not isinstance(pid, int) or host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
     return True
 
 
@@ -253,6 +332,7 @@ def process_alive(summary: dict) -> bool:
 @dataclass
 class StoredRun:
     "A run directory read back: its summary now; its episodes, evaluations and snapshots when asked for."
+
     path: Path
     summary: dict
 
@@ -262,19 +342,25 @@ class StoredRun:
         as 'interrupted'."""
         status = self.summary.get('status', 'complete')
         return 'interrupted' if status == 'running' and not process_alive(self.summary) else status
+
     @property
-    def schema_version(self) -> int: return int(self.summary.get('schema_version', 0))
+    def schema_version(self) -> int:
+        return int(self.summary.get('schema_version', 0))
+
     @property
-    def has_snapshots(self) -> bool: return (self.path / SNAPSHOTS_FILE).is_file()
+    def has_snapshots(self) -> bool:
+        return (self.path / SNAPSHOTS_FILE).is_file()
 
     def episodes(self):
         "The per-episode table (a pandas DataFrame)."
         import pandas as pd
+
         return pd.read_csv(self.path / EPISODES_FILE)
 
     def evaluations(self):
         "The greedy evaluations (a pandas DataFrame; empty if the run made none)."
         import pandas as pd
+
         path = self.path / EVALUATIONS_FILE
         return pd.read_csv(path) if path.is_file() else pd.DataFrame()
 
@@ -287,16 +373,22 @@ def load_run(path) -> StoredRun:
     "The run directory at `path` (a `ValueError` in one line if it is not one)."
     path = Path(path)
     if not path.is_dir():
-        raise ValueError(f"{str(path)!r} is not a run directory: give a directory written by uncertain-rl train "
-                         f"(it holds {SUMMARY_FILE} and {EPISODES_FILE})")
+        raise ValueError(
+            f"{str(path)!r} is not a run directory: give a directory written by uncertain-rl train "
+            f"(it holds {SUMMARY_FILE} and {EPISODES_FILE})"
+        )
     summary_path = path / SUMMARY_FILE
     if not summary_path.is_file():
-        if (path / SNAPSHOTS_FILE).is_file(): return StoredRun(path, {})
+        if (path / SNAPSHOTS_FILE).is_file():
+            return StoredRun(path, {})
         raise ValueError(f"{str(path)!r} is not a run directory: it has no {SUMMARY_FILE}")
-    try: summary = json.loads(summary_path.read_text())
+    try:
+        summary = json.loads(summary_path.read_text())
     except (ValueError, UnicodeDecodeError) as e:
         raise ValueError(f"{str(summary_path)!r} is not valid JSON ({e})") from None
     if not isinstance(summary, dict) or int(summary.get('schema_version', 0)) > SCHEMA_VERSION:
-        raise ValueError(f"{str(summary_path)!r} is not a summary this version can read (schema "
-                         f"{summary.get('schema_version') if isinstance(summary, dict) else '?'}, this reads up to {SCHEMA_VERSION})")
+        raise ValueError(
+            f"{str(summary_path)!r} is not a summary this version can read (schema "
+            f"{summary.get('schema_version') if isinstance(summary, dict) else '?'}, this reads up to {SCHEMA_VERSION})"
+        )
     return StoredRun(path, summary)

@@ -11,11 +11,10 @@ import os
 
 import jax
 
-
 # %% ../nbs/06a_runtime.ipynb #lp0cache1
-COMPILATION_CACHE_ENV = 'UNCERTAIN_RL_COMPILATION_CACHE'   # a directory, or 'off'
-CACHE_MIN_COMPILE_SECONDS = .25                            # programs that compile faster are not kept
-_compilation_cache = {}                                     # the directory chosen, once per process
+COMPILATION_CACHE_ENV = 'UNCERTAIN_RL_COMPILATION_CACHE'  # a directory, or 'off'
+CACHE_MIN_COMPILE_SECONDS = 0.25  # programs that compile faster are not kept
+_compilation_cache = {}  # the directory chosen, once per process
 
 
 def default_cache_dir() -> str:
@@ -28,7 +27,8 @@ def use_compilation_cache(path: str | None = None) -> str | None:
     """Turn on JAX's persistent compilation cache in `path`, else where `UNCERTAIN_RL_COMPILATION_CACHE` says (a
     directory, or `off`), else in JAX's own cache directory if one is set, else in `default_cache_dir()`. Returns
     the directory in use (None: off). Without `path`, the first call's choice holds for the process."""
-    if path is None and 'dir' in _compilation_cache: return _compilation_cache['dir']
+    if path is None and 'dir' in _compilation_cache:
+        return _compilation_cache['dir']
     value = os.environ.get(COMPILATION_CACHE_ENV, '') if path is None else os.fspath(path)
     own = jax.config.jax_compilation_cache_dir
     chosen = None if value.lower() == 'off' else value or own or default_cache_dir()
@@ -39,35 +39,42 @@ def use_compilation_cache(path: str | None = None) -> str | None:
     return chosen
 
 # %% ../nbs/06a_runtime.ipynb #lp0tfry1
-_threefry_rule = {}                  # the lowering installed on the CPU: 'unrolled' or 'rolled'
+_threefry_rule = {}  # the lowering installed on the CPU: 'unrolled' or 'rolled'
 
 
 def use_unrolled_threefry(unrolled: bool = True) -> bool:
     """Lower JAX's Threefry hash on the CPU written out (`unrolled`, as on GPUs) or as JAX's loop of 5 iterations.
     The bits drawn are the same either way. Returns False where JAX's lowering rules are not where expected."""
-    if _threefry_rule.get('cpu') == ('unrolled' if unrolled else 'rolled'): return True
+    if _threefry_rule.get('cpu') == ('unrolled' if unrolled else 'rolled'):
+        return True
     try:
         from jax._src.random import threefry2x32 as tf
         from jax._src.interpreters import mlir
+
         rule = tf._threefry2x32_lowering_rule if unrolled else tf._threefry2x32_cpu_lowering_rule
         mlir.register_lowering(tf.threefry2x32_p, rule, platform='cpu')
-    except (ImportError, AttributeError): return False
+    except (ImportError, AttributeError):
+        return False
     _threefry_rule['cpu'] = 'unrolled' if unrolled else 'rolled'
     return True
 
 # %% ../nbs/06a_runtime.ipynb #rt0cpu01
-CPU_DEVICES_ENV = 'UNCERTAIN_RL_CPU_DEVICES'   # 'cores' (the default) or a count ('1': one CPU device)
-_cpu_devices = {}                               # how this process's CPU devices were chosen (see default_cpu_devices)
+CPU_DEVICES_ENV = 'UNCERTAIN_RL_CPU_DEVICES'  # 'cores' (the default) or a count ('1': one CPU device)
+_cpu_devices = {}  # how this process's CPU devices were chosen (see default_cpu_devices)
 
 
 def use_cpu_cores(count: int | None = None) -> bool:
     """Give JAX's CPU backend `count` devices (default: one per core), so that runs can be laid over the cores.
     Call it before JAX starts (`default_cpu_devices` does). Skipped (False) when the count was already chosen
     (`jax_num_cpu_devices` or `XLA_FLAGS=--xla_force_host_platform_device_count`) or JAX's backends have started."""
-    if 'xla_force_host_platform_device_count' in os.environ.get('XLA_FLAGS', ''): return False
-    if jax.config.jax_num_cpu_devices != -1: return False
-    try: jax.config.update('jax_num_cpu_devices', max(1, count or os.cpu_count() or 1))
-    except RuntimeError: return False                         # backends already initialised: leave them
+    if 'xla_force_host_platform_device_count' in os.environ.get('XLA_FLAGS', ''):
+        return False
+    if jax.config.jax_num_cpu_devices != -1:
+        return False
+    try:
+        jax.config.update('jax_num_cpu_devices', max(1, count or os.cpu_count() or 1))
+    except RuntimeError:
+        return False  # backends already initialised: leave them
     return True
 
 
@@ -75,24 +82,28 @@ def default_cpu_devices() -> str:
     """The CPU's devices for our runs, chosen once per process before JAX starts: as `UNCERTAIN_RL_CPU_DEVICES` says
     ('cores' or a count), else one device per core. `setup()` calls it first; `import uncertain_rl` does not.
     Returns how the count was chosen, which a run records (`describe`)."""
-    if 'how' in _cpu_devices: return _cpu_devices['how']
+    if 'how' in _cpu_devices:
+        return _cpu_devices['how']
     value = os.environ.get(CPU_DEVICES_ENV, '') or 'cores'
     if value != 'cores' and not (value.isdigit() and int(value) >= 1):
         raise ValueError(f"{CPU_DEVICES_ENV} must be 'cores' or a count of at least 1, got {value!r}")
     if use_cpu_cores(None if value == 'cores' else int(value)):
         how = f'one per core ({os.cpu_count()})' if value == 'cores' else f'{value} ({CPU_DEVICES_ENV})'
-    else: how = 'as set before uncertain_rl chose (JAX had started, or its device count was given)'
+    else:
+        how = 'as set before uncertain_rl chose (JAX had started, or its device count was given)'
     _cpu_devices['how'] = how
     return how
-
 
 # %% ../nbs/06a_runtime.ipynb #rt0set01
 def describe() -> dict:
     """This process's setup as a run records it: the compilation cache's directory, the CPU's devices, the Threefry
     lowering."""
     cache = _compilation_cache.get('dir', 'not chosen')
-    return dict(compilation_cache=cache or 'off', cpu_devices=_cpu_devices.get('how', 'as JAX chose'),
-                threefry_cpu=_threefry_rule.get('cpu', 'rolled (JAX default)'))
+    return dict(
+        compilation_cache=cache or 'off',
+        cpu_devices=_cpu_devices.get('how', 'as JAX chose'),
+        threefry_cpu=_threefry_rule.get('cpu', 'rolled (JAX default)'),
+    )
 
 
 def setup(cache: str | None = None, threefry: bool | None = None) -> dict:
@@ -102,7 +113,8 @@ def setup(cache: str | None = None, threefry: bool | None = None) -> dict:
     command line call it; call it first in your own script. Returns `describe()`."""
     default_cpu_devices()
     use_compilation_cache(cache)
-    if threefry is not None: use_unrolled_threefry(threefry)
-    elif 'cpu' not in _threefry_rule: use_unrolled_threefry()
+    if threefry is not None:
+        use_unrolled_threefry(threefry)
+    elif 'cpu' not in _threefry_rule:
+        use_unrolled_threefry()
     return describe()
-

@@ -27,7 +27,7 @@ def q_signal(q: jax.Array, action: jax.Array, ddof: int = 1) -> jax.Array:
 def explorer_bonus(sigma: jax.Array, num_exploiters: int, num_members: int, beta) -> jax.Array:
     "Per-member reward bonus `[B, K+N]`: `beta * sigma` for explorers (members >= num_exploiters), 0 for exploiters."
     explorer = jnp.arange(num_members) >= num_exploiters
-    return jnp.where(explorer, beta * sigma[:, None], 0.)
+    return jnp.where(explorer, beta * sigma[:, None], 0.0)
 
 
 def explorer_td(td: jax.Array, sigma: jax.Array, num_exploiters: int, beta) -> jax.Array:

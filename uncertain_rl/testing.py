@@ -12,10 +12,12 @@ import numpy as np
 def test_eq(a, b) -> None:
     "Assert that `a` and `b` (arrays of any dtype and shape, lists, tuples, scalars) hold the same values."
     x, y = np.asarray(a).tolist(), np.asarray(b).tolist()
-    if x != y: raise AssertionError(f"==:\n{x}\n{y}")
+    if x != y:
+        raise AssertionError(f"==:\n{x}\n{y}")
 
 
 def test_close(a, b, eps: float = 1e-5) -> None:
     "Assert that `a` and `b` differ by less than `eps` everywhere (as float64; a scalar stands for every element)."
     x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    if not np.all(np.abs(x - y) < eps): raise AssertionError(f"close (eps {eps:g}):\n{x}\n{y}")
+    if not np.all(np.abs(x - y) < eps):
+        raise AssertionError(f"close (eps {eps:g}):\n{x}\n{y}")

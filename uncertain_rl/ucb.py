@@ -18,8 +18,9 @@ def ucb_scores(q: jax.Array, lam=0.1, ddof: int = 0) -> jax.Array:
     return q.mean(0) + lam * member_std(q, ddof, axis=0)
 
 
-def ucb_action(q: jax.Array, lam=0.1, ddof: int = 0, tie_break: str = 'first',
-               key: jax.Array | None = None) -> jax.Array:
+def ucb_action(
+    q: jax.Array, lam=0.1, ddof: int = 0, tie_break: str = 'first', key: jax.Array | None = None
+) -> jax.Array:
     "UCB exploration (Algorithm 2): the action maximising `ucb_scores(q, lam, ddof)`."
     return break_ties(ucb_scores(q, lam, ddof), tie_break, key, q)
 
@@ -27,13 +28,13 @@ def ucb_action(q: jax.Array, lam=0.1, ddof: int = 0, tie_break: str = 'first',
 def vote_entropy(q: jax.Array) -> jax.Array:
     "Entropy (nats) of the vote histogram: 0 when the heads agree, a diagnostic of ensemble collapse."
     p = vote_counts(q) / q.shape[0]
-    return -jnp.sum(jnp.where(p > 0, p * jnp.log(jnp.where(p > 0, p, 1.)), 0.))
+    return -jnp.sum(jnp.where(p > 0, p * jnp.log(jnp.where(p > 0, p, 1.0)), 0.0))
 
 # %% ../nbs/40_ucb.ipynb #bd4eb1ec
-def info_gain_bonus(q: jax.Array, temperature=1.) -> jax.Array:
+def info_gain_bonus(q: jax.Array, temperature=1.0) -> jax.Array:
     "InfoGain `b_T(s)` (eq. 15) from `q [K, A]`: mean KL from each head's Boltzmann policy to their average."
-    log_p = jax.nn.log_softmax(q / temperature, axis=-1)                          # [K, A]
-    d = log_p - log_p[:1]                                                         # relative to head 0: 0 if equal
-    log_avg = jax.nn.logsumexp(d, axis=0) - jnp.log(q.shape[0])                   # log P_avg - log P_0, [A]
-    kl = jnp.sum(jnp.where(log_p > -jnp.inf, jnp.exp(log_p) * (d - log_avg), 0.), axis=-1)
-    return jnp.maximum(kl.mean(), 0.)
+    log_p = jax.nn.log_softmax(q / temperature, axis=-1)  # [K, A]
+    d = log_p - log_p[:1]  # relative to head 0: 0 if equal
+    log_avg = jax.nn.logsumexp(d, axis=0) - jnp.log(q.shape[0])  # log P_avg - log P_0, [A]
+    kl = jnp.sum(jnp.where(log_p > -jnp.inf, jnp.exp(log_p) * (d - log_avg), 0.0), axis=-1)
+    return jnp.maximum(kl.mean(), 0.0)

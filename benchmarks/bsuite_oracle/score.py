@@ -1,12 +1,14 @@
 """Runs inside the bsuite-oracle venv (bsuite 0.3.6, pandas 1.5), never imports uncertain_rl: bsuite's own loader and
-analysis score each results directory given, one bsuite sweep per directory. Prints JSON: {directory: {suite: score}}."""
+analysis score each results directory given, one bsuite sweep per directory. Prints JSON:
+{directory: {suite: score}}."""
+
 import importlib
 import json
 import sys
 import warnings
 
 warnings.filterwarnings('ignore')
-from bsuite.logging.csv_load import load_one_result_set   # noqa: E402
+from bsuite.logging.csv_load import load_one_result_set  # noqa: E402
 
 ANALYSES = ('deep_sea', 'deep_sea_stochastic', 'cartpole_noise')
 
@@ -17,7 +19,8 @@ def scores(folder: str) -> dict:
     out = {}
     for name in ANALYSES:
         mine = df[df.bsuite_env == name]
-        if len(mine): out[name] = float(importlib.import_module(f'bsuite.experiments.{name}.analysis').score(mine))
+        if len(mine):
+            out[name] = float(importlib.import_module(f'bsuite.experiments.{name}.analysis').score(mine))
     return out
 
 

@@ -13,9 +13,21 @@ import jax
 import jax.numpy as jnp
 
 from ..acting import random_argmax, epsilon_greedy, uniform_head, episode_head, ensemble_vote
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            q_spread, refresh_acting, store_transition, td_loss, learn,
-                                            cell_q, ensemble_cell_signals, tabulate_target)
+from uncertain_rl.agents.ensemble_q import (
+    EnsembleQConfig,
+    make_q_network,
+    init_ensemble_q,
+    state_q,
+    acting_q,
+    q_spread,
+    refresh_acting,
+    store_transition,
+    td_loss,
+    learn,
+    cell_q,
+    ensemble_cell_signals,
+    tabulate_target,
+)
 from ..base import Agent, AgentEntry, EnvSpec, GoldenCase, Preset
 from .ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
 from .dqn import BASELINES_DOCS
@@ -30,24 +42,29 @@ class BootDQNConfig(EnsembleQConfig):
 def bootstrap_act(q_fn, num_actions: int):
     """Bootstrapped DQN's acting, `(state, obs, key) -> (action, state)`: ε-greedy on the episode's member of
     `q_fn(state, obs)` (`[K, A]`, ties broken at random), recording the members' spread."""
+
     def act(state, obs, key):
         k_tie, k_coin, k_action = jax.random.split(key, 3)
         q = q_fn(state, obs)
-        action = epsilon_greedy(k_coin, k_action, random_argmax(k_tie, q[state.head]), state.hparams.epsilon,
-                                num_actions)
+        action = epsilon_greedy(
+            k_coin, k_action, random_argmax(k_tie, q[state.head]), state.hparams.epsilon, num_actions
+        )
         return action, state.replace(q_std=q_spread(q))
+
     return act
 
 
 def bootstrap_observe(qnet, config, loss):
     """Bootstrapped DQN's observing, `(state, transition, key) -> (state, metrics)`: store with a fresh mask, learn
     with `loss` when due, and draw the next episode's member at an episode's end."""
+
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
         state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
         state, metrics = learn(state, k_sgd, loss, config, tabulate_target(qnet))
         head = episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))
         return state.replace(head=head), dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32))
+
     return observe
 
 
@@ -62,19 +79,33 @@ def make_boot_dqn(config: BootDQNConfig, spec: EnvSpec) -> Agent:
     def greedy(state, obs, key):
         return ensemble_vote(state_q(qnet, state, obs), 'mean_q')
 
-    def cell_signals(state, cells):                      # for the viewer: every member's Q, their mean and std
+    def cell_signals(state, cells):  # for the viewer: every member's Q, their mean and std
         return ensemble_cell_signals(cell_q(qnet, state, cells))
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)
 
 # %% ../../nbs/21_agents.boot_dqn.ipynb #a6538a7e
-ENTRIES = (AgentEntry(
-    'boot_dqn', BootDQNConfig, make_boot_dqn, "Bootstrapped DQN with randomized priors (bsuite's boot_dqn)",
-    options=('prior_scale',),
-    presets=(Preset('iv_rl_cartpole_noise', IV_RL_CARTPOLE, ('cartpole_noise',),
-                    "the IV-RL authors' bsuite settings, as for IV-DQN"),
-             Preset('iv_rl_mountaincar', IV_RL_MOUNTAINCAR, ('mountaincar',), "the IV-RL paper's MountainCar settings")),
-    signals=ENSEMBLE_SIGNALS,
-    golden=(GoldenCase('boot_dqn', SMALL_REPLAY),
-            GoldenCase('boot_dqn_plain', dict(SMALL_REPLAY, row_lookup=False, cache_priors=False, mask_prob=0.5))),
-    docs=BASELINES_DOCS),)
+ENTRIES = (
+    AgentEntry(
+        'boot_dqn',
+        BootDQNConfig,
+        make_boot_dqn,
+        "Bootstrapped DQN with randomized priors (bsuite's boot_dqn)",
+        options=('prior_scale',),
+        presets=(
+            Preset(
+                'iv_rl_cartpole_noise',
+                IV_RL_CARTPOLE,
+                ('cartpole_noise',),
+                "the IV-RL authors' bsuite settings, as for IV-DQN",
+            ),
+            Preset('iv_rl_mountaincar', IV_RL_MOUNTAINCAR, ('mountaincar',), "the IV-RL paper's MountainCar settings"),
+        ),
+        signals=ENSEMBLE_SIGNALS,
+        golden=(
+            GoldenCase('boot_dqn', SMALL_REPLAY),
+            GoldenCase('boot_dqn_plain', dict(SMALL_REPLAY, row_lookup=False, cache_priors=False, mask_prob=0.5)),
+        ),
+        docs=BASELINES_DOCS,
+    ),
+)

@@ -12,9 +12,20 @@ from functools import partial
 import jax
 
 from ..acting import random_argmax, epsilon_greedy, EpsilonSchedule, scheduled_epsilon
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            refresh_acting, store_transition, td_loss, learn,
-                                            cell_q, ensemble_cell_signals, tabulate_target)
+from uncertain_rl.agents.ensemble_q import (
+    EnsembleQConfig,
+    make_q_network,
+    init_ensemble_q,
+    state_q,
+    acting_q,
+    refresh_acting,
+    store_transition,
+    td_loss,
+    learn,
+    cell_q,
+    ensemble_cell_signals,
+    tabulate_target,
+)
 from ..checks import option, integer, number
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset
 from .ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
@@ -24,13 +35,14 @@ from ..biv import IV_RL_CARTPOLE, IV_RL_MOUNTAINCAR
 @dataclass(frozen=True)
 class DQNConfig(EpsilonSchedule, EnsembleQConfig):
     "DQN: one Q-network, ε-greedy; the defaults are bsuite's `dqn.default_agent` (constant ε = 0.05, no prior)."
+
     num_ensemble: int = option(1, integer(1, 1), help='DQN has one network')
-    mask_prob: float = option(1., number(1, 1), traced=True, help='no bootstrap masks')
+    mask_prob: float = option(1.0, number(1, 1), traced=True, help='no bootstrap masks')
     hidden_sizes: tuple = (64, 64)
     batch_size: int = 32
     min_replay_size: int = 100
-    prior_scale: float = 0.
-    epsilon: float = .05
+    prior_scale: float = 0.0
+    epsilon: float = 0.05
     epsilon_decay_steps: int = 0
     uniform_warmup: bool = False
     acting_params: str = 'current'
@@ -43,19 +55,26 @@ def make_dqn(config: DQNConfig, spec: EnvSpec) -> Agent:
 
     def act(state, obs, key):
         k_tie, k_coin, k_action = jax.random.split(key, 3)
-        eps = scheduled_epsilon(state.hparams, state.env_steps, state.replay.size < config.min_replay_size,
-                                config.uniform_warmup)
+        eps = scheduled_epsilon(
+            state.hparams, state.env_steps, state.replay.size < config.min_replay_size, config.uniform_warmup
+        )
         action = random_argmax(k_tie, acting_q(qnet, state, obs)[0])
         return epsilon_greedy(k_coin, k_action, action, eps, spec.num_actions), state
 
     def observe(state, tr, key):
         k_mask, k_sgd, _ = jax.random.split(key, 3)
-        return learn(refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done), k_sgd, loss, config, tabulate_target(qnet))
+        return learn(
+            refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done),
+            k_sgd,
+            loss,
+            config,
+            tabulate_target(qnet),
+        )
 
     def greedy(state, obs, key):
         return random_argmax(key, state_q(qnet, state, obs)[0])
 
-    def cell_signals(state, cells):                      # for the viewer: Q on every cell (one network: no spread)
+    def cell_signals(state, cells):  # for the viewer: Q on every cell (one network: no spread)
         return ensemble_cell_signals(cell_q(qnet, state, cells))
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)
@@ -65,25 +84,60 @@ def make_dqn(config: DQNConfig, spec: EnvSpec) -> Agent:
 # batch 64, 100k replay, learning from 1,000 steps (uniform actions until then), 128 SGD steps every 256 environment
 # steps with the target synced before each burst, ε from 1 to 0.04 over 8,000 steps, Huber loss, clipping at 10
 # (stable-baselines3's DQN defaults).
-RL_ZOO_CARTPOLE = dict(hidden_sizes=(256, 256), learning_rate=2.3e-3, batch_size=64, replay_capacity=100_000,
-                       min_replay_size=1000, sgd_period=256, sgd_steps_per_update=128, target_update_period=128,
-                       epsilon_start=1., epsilon=.04, epsilon_decay_steps=8000, uniform_warmup=True, loss='huber',
-                       max_grad_norm=10., discount=.99)
+RL_ZOO_CARTPOLE = dict(
+    hidden_sizes=(256, 256),
+    learning_rate=2.3e-3,
+    batch_size=64,
+    replay_capacity=100_000,
+    min_replay_size=1000,
+    sgd_period=256,
+    sgd_steps_per_update=128,
+    target_update_period=128,
+    epsilon_start=1.0,
+    epsilon=0.04,
+    epsilon_decay_steps=8000,
+    uniform_warmup=True,
+    loss='huber',
+    max_grad_norm=10.0,
+    discount=0.99,
+)
 # The IV-RL paper's settings for its DQN baseline: the ensemble's without members and masks; on MountainCar ε decays
 # linearly from 1 to 0.01 over 30,000 steps (their 0.98 per episode: 0.98^150 = 0.05) and the batch is 256.
 IV_RL_CARTPOLE_DQN = {k: v for k, v in IV_RL_CARTPOLE.items() if k not in ('num_ensemble', 'mask_prob')}
-IV_RL_MOUNTAINCAR_DQN = dict({k: v for k, v in IV_RL_MOUNTAINCAR.items()
-                              if k not in ('num_ensemble', 'mask_prob', 'prior_scale')},
-                             batch_size=256, min_replay_size=256, epsilon_start=1., epsilon_decay_steps=30_000,
-                             uniform_warmup=False)
+IV_RL_MOUNTAINCAR_DQN = dict(
+    {k: v for k, v in IV_RL_MOUNTAINCAR.items() if k not in ('num_ensemble', 'mask_prob', 'prior_scale')},
+    batch_size=256,
+    min_replay_size=256,
+    epsilon_start=1.0,
+    epsilon_decay_steps=30_000,
+    uniform_warmup=False,
+)
 BASELINES_DOCS = DocsSection('Baselines', ('20_agents.dqn', '21_agents.boot_dqn'))
 
-ENTRIES = (AgentEntry(
-    'dqn', DQNConfig, make_dqn, "DQN with ε-greedy (bsuite's dqn)", options=('prior_scale',),
-    presets=(Preset('rl_zoo_cartpole', RL_ZOO_CARTPOLE, ('cartpole',), "rl-baselines3-zoo's tuned DQN for CartPole-v1"),
-             Preset('iv_rl_cartpole_noise', IV_RL_CARTPOLE_DQN, ('cartpole_noise',),
-                    "the IV-RL authors' bsuite settings for their DQN baseline"),
-             Preset('iv_rl_mountaincar', IV_RL_MOUNTAINCAR_DQN, ('mountaincar',),
-                    "the IV-RL paper's MountainCar settings for its DQN baseline")),
-    signals=(ENSEMBLE_SIGNALS[0], ENSEMBLE_SIGNALS[2]),                      # one network: no spread
-    golden=(GoldenCase('dqn', SMALL_REPLAY),), docs=BASELINES_DOCS),)
+ENTRIES = (
+    AgentEntry(
+        'dqn',
+        DQNConfig,
+        make_dqn,
+        "DQN with ε-greedy (bsuite's dqn)",
+        options=('prior_scale',),
+        presets=(
+            Preset('rl_zoo_cartpole', RL_ZOO_CARTPOLE, ('cartpole',), "rl-baselines3-zoo's tuned DQN for CartPole-v1"),
+            Preset(
+                'iv_rl_cartpole_noise',
+                IV_RL_CARTPOLE_DQN,
+                ('cartpole_noise',),
+                "the IV-RL authors' bsuite settings for their DQN baseline",
+            ),
+            Preset(
+                'iv_rl_mountaincar',
+                IV_RL_MOUNTAINCAR_DQN,
+                ('mountaincar',),
+                "the IV-RL paper's MountainCar settings for its DQN baseline",
+            ),
+        ),
+        signals=(ENSEMBLE_SIGNALS[0], ENSEMBLE_SIGNALS[2]),  # one network: no spread
+        golden=(GoldenCase('dqn', SMALL_REPLAY),),
+        docs=BASELINES_DOCS,
+    ),
+)

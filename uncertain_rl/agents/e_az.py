@@ -31,45 +31,60 @@ VALUE_TARGETS = ('n_step', 'one_step')
 @dataclass(frozen=True)
 class SearchConfig(Config):
     "The planner's settings, whatever it learns: the mode, the search, the replay and the n of the value target."
-    mode: str = option('e_az', choice(*EAZ_MODES),
-                       help='e_az (EMCTS explores), az (beta = 0, Dirichlet noise) or az_ube (Eq. 28 at the root)')
+
+    mode: str = option(
+        'e_az',
+        choice(*EAZ_MODES),
+        help='e_az (EMCTS explores), az (beta = 0, Dirichlet noise) or az_ube (Eq. 28 at the root)',
+    )
     simulations: int = option(32, integer(1), help='E-AZ/AZ: search simulations per acting step')
-    aggregation: str = option('edge_std', choice(*AGGREGATIONS), help='Eq. 15: edge_std (P), node_std (E), var_mean (V)')
-    discount: float = option(.995, number(0, 1, high_open=True), help='γ of the search and of the UBE (Table 3)')
-    beta: float = option(10., number(0), traced=True, help='E-AZ: β of the exploratory searches (Table 4: 10)')
+    aggregation: str = option(
+        'edge_std', choice(*AGGREGATIONS), help='Eq. 15: edge_std (P), node_std (E), var_mean (V)'
+    )
+    discount: float = option(0.995, number(0, 1, high_open=True), help='γ of the search and of the UBE (Table 3)')
+    beta: float = option(10.0, number(0), traced=True, help='E-AZ: β of the exploratory searches (Table 4: 10)')
     n_step: int = option(5, integer(1), help='n of the n-step value target (Table 3: 5)')
     batch_size: int = option(32, integer(1), help='replayed steps per update (one update per environment step)')
     replay_episodes: int = option(1000, integer(1), help='replay capacity in episodes (whole episodes are stored)')
-    dirichlet_fraction: float = option(0., number(0, 1), traced=True, help='Dirichlet noise fraction ρ at the root')
-    dirichlet_alpha: float = option(.3, number(0, low_open=True), traced=True, help='Dirichlet α at the root')
-    temperature: float = option(.1, number(0), traced=True,
-                                help='visit temperature of the sampled (exploiting) actions (AZ: 1)')
+    dirichlet_fraction: float = option(0.0, number(0, 1), traced=True, help='Dirichlet noise fraction ρ at the root')
+    dirichlet_alpha: float = option(0.3, number(0, low_open=True), traced=True, help='Dirichlet α at the root')
+    temperature: float = option(
+        0.1, number(0), traced=True, help='visit temperature of the sampled (exploiting) actions (AZ: 1)'
+    )
 
     def __post_init__(self):
         super().__post_init__()
         if self.mode == 'az' and self.beta != 0:
-            raise ValueError(f"beta must be 0 for mode 'az' (AlphaZero searches without uncertainty), got {self.beta!r}")
+            raise ValueError(
+                f"beta must be 0 for mode 'az' (AlphaZero searches without uncertainty), got {self.beta!r}"
+            )
 
 
 @dataclass(frozen=True)
 class EAZConfig(SearchConfig):
     "E-AZ, AZ or AZ + UBE with the environment's true model and tabular value, reward, count and UBE tables."
-    count_eps: float = option(.5, number(0, low_open=True), help='ε of the count novelty 1 / (C + ε)')
-    value_target: str = option('n_step', choice(*VALUE_TARGETS),
-                               help='n_step (Table 3: n-step return of a replayed episode) or one_step (max_a r + γ v)')
-    value_lr: float = option(.5, number(0, 1), traced=True, help='step size of the value table toward its targets')
-    ube_lr: float = option(.5, number(0, 1), traced=True, help='step size of the UBE table toward its targets')
+
+    count_eps: float = option(0.5, number(0, low_open=True), help='ε of the count novelty 1 / (C + ε)')
+    value_target: str = option(
+        'n_step',
+        choice(*VALUE_TARGETS),
+        help='n_step (Table 3: n-step return of a replayed episode) or one_step (max_a r + γ v)',
+    )
+    value_lr: float = option(0.5, number(0, 1), traced=True, help='step size of the value table toward its targets')
+    ube_lr: float = option(0.5, number(0, 1), traced=True, help='step size of the UBE table toward its targets')
 
 
-EAZ_PRESETS = {'e_az': {}, 'az': dict(beta=0., dirichlet_fraction=.25, temperature=1.), 'az_ube': {}}
+EAZ_PRESETS = {'e_az': {}, 'az': dict(beta=0.0, dirichlet_fraction=0.25, temperature=1.0), 'az_ube': {}}
 
 # %% ../../nbs/62_e_az.ipynb #eazpm001
 def planning_model(spec: EnvSpec):
     "The true model of the environment in `spec` (its `planning_model(params)`), or a clear error where it has none."
     env = spec.env
     if not hasattr(env, 'planning_model'):
-        raise ValueError(f"env must provide a planning model (E-AZ plans with the environment's true dynamics), got "
-                         f"{type(env).__name__ if env is not None else None}")
+        raise ValueError(
+            f"env must provide a planning model (E-AZ plans with the environment's true dynamics), got "
+            f"{type(env).__name__ if env is not None else None}"
+        )
     return env.planning_model(spec.env_params)
 
 
@@ -80,25 +95,27 @@ def cell_of(model, record: dict, t=None) -> tuple:
 # %% ../../nbs/62_e_az.ipynb #f177152d
 class LearnedModel(NamedTuple):
     "What the planner learns and how its searches read it: tables indexed by the planning model's cells."
-    init: Callable             # (key, the planner's fields as a dict) -> state (a SearchState with the model's fields)
-    tables: Callable           # state -> dict: value, ube [grid]; reward, novelty, prior_logits [grid + (A,)]
-    target_tables: Callable    # state -> the same dict, as the value and UBE targets bootstrap from it
-    observe: Callable          # (state, cell, action, reward) -> state: after every real transition
-    update: Callable           # (state, batch) -> state: one step on replayed steps with their targets
-    value_target: str = 'n_step'                  # its value target's rule, one of VALUE_TARGETS
-    learns_policy: bool = False                   # episodes keep the searches' visit distributions (policy targets)
-    signals: Callable = lambda tables, cell: {}   # per-cell signals of its own, for the viewer
+
+    init: Callable  # (key, the planner's fields as a dict) -> state (a SearchState with the model's fields)
+    tables: Callable  # state -> dict: value, ube [grid]; reward, novelty, prior_logits [grid + (A,)]
+    target_tables: Callable  # state -> the same dict, as the value and UBE targets bootstrap from it
+    observe: Callable  # (state, cell, action, reward) -> state: after every real transition
+    update: Callable  # (state, batch) -> state: one step on replayed steps with their targets
+    value_target: str = 'n_step'  # its value target's rule, one of VALUE_TARGETS
+    learns_policy: bool = False  # episodes keep the searches' visit distributions (policy targets)
+    signals: Callable = lambda tables, cell: {}  # per-cell signals of its own, for the viewer
 
 
 @struct.dataclass
 class SearchState:
     "The planner's fields, whatever it learns: counters, the current episode, the replay, the last search's root."
-    episodes: jax.Array        # finished episodes
-    root_value: jax.Array      # the last acting search's root value (the value target of its state)
-    root_std: jax.Array        # and its root sigma_V
-    episode: dict              # the current episode so far: its cells, actions and rewards, each [horizon]
-    step: jax.Array            # its next step index
-    replay: ReplayBuffer       # finished episodes
+
+    episodes: jax.Array  # finished episodes
+    root_value: jax.Array  # the last acting search's root value (the value target of its state)
+    root_std: jax.Array  # and its root sigma_V
+    episode: dict  # the current episode so far: its cells, actions and rewards, each [horizon]
+    step: jax.Array  # its next step index
+    replay: ReplayBuffer  # finished episodes
     hparams: Any
 
 
@@ -116,25 +133,34 @@ def search_model(discount: float, model) -> tuple:
     H = jnp.asarray(horizon_table(discount, model.horizon))
     step = jax.vmap(model.step)
 
-    def prior(tables, use_prior, cell):                    # use_prior: one flag, or one per root `[B]`
+    def prior(tables, use_prior, cell):  # use_prior: one flag, or one per root `[B]`
         use_prior = jnp.expand_dims(use_prior, -1) if jnp.ndim(use_prior) else use_prior
-        return jnp.where(use_prior, tables['prior_logits'][cell], 0.)
+        return jnp.where(use_prior, tables['prior_logits'][cell], 0.0)
 
-    def root_fn(tables, use_prior, cell, eta_in=0.) -> EpistemicRootFnOutput:
-        value_var = leaf_value_variance(tables['ube'][cell], eta_in, H[model.steps_left(cell)])   # Eq. 27, as at a leaf
-        return EpistemicRootFnOutput(prior_logits=prior(tables, use_prior, cell), value=tables['value'][cell],
-                                     value_var=value_var, embedding=cell)
+    def root_fn(tables, use_prior, cell, eta_in=0.0) -> EpistemicRootFnOutput:
+        value_var = leaf_value_variance(tables['ube'][cell], eta_in, H[model.steps_left(cell)])  # Eq. 27, as at a leaf
+        return EpistemicRootFnOutput(
+            prior_logits=prior(tables, use_prior, cell),
+            value=tables['value'][cell],
+            value_var=value_var,
+            embedding=cell,
+        )
 
     def recurrent_fn(search_params, key, action, cell):
         tables, use_prior = search_params
         eta = tables['novelty'][cell + (action,)]
-        nxt, terminal = step(cell, action)                 # past the end, a cell whose tables are not used
+        nxt, terminal = step(cell, action)  # past the end, a cell whose tables are not used
         value_var = leaf_value_variance(tables['ube'][nxt], eta, H[model.steps_left(nxt)], terminal=terminal)
         out = EpistemicRecurrentFnOutput(
-            reward=tables['reward'][cell + (action,)], discount=jnp.where(terminal, 0., discount),
-            prior_logits=prior(tables, use_prior, nxt), value=jnp.where(terminal, 0., tables['value'][nxt]),
-            reward_var=eta, value_var=value_var)
+            reward=tables['reward'][cell + (action,)],
+            discount=jnp.where(terminal, 0.0, discount),
+            prior_logits=prior(tables, use_prior, nxt),
+            value=jnp.where(terminal, 0.0, tables['value'][nxt]),
+            reward_var=eta,
+            value_var=value_var,
+        )
         return out, nxt
+
     return root_fn, recurrent_fn
 
 # %% ../../nbs/62_e_az.ipynb #e6ad7b19
@@ -146,29 +172,31 @@ def ube_target(eta_taken, done_discount, eta_next, u_children, h_children, disco
     return eta_taken + g2 * done_discount * bootstrap
 
 # %% ../../nbs/62_e_az.ipynb #a6a9a3e7
-def n_step_value_target(episode: dict, t, value: jax.Array, n: int, discount: float,
-                        cell_names: tuple = ('row', 'col')) -> jax.Array:
+def n_step_value_target(
+    episode: dict, t, value: jax.Array, n: int, discount: float, cell_names: tuple = ('row', 'col')
+) -> jax.Array:
     """`sum_{k<n} discount^k r[t+k] + discount^n v(s[t+n])` for step `t` of a stored episode (arrays `[horizon]`, its
     cells under `cell_names`), with the rewards and the bootstrap past the episode's last step left out."""
     size = episode['reward'].shape[-1]
     k = jnp.arange(n)
-    rewards = jnp.where(t + k < size, episode['reward'][jnp.minimum(t + k, size - 1)], 0.)
+    rewards = jnp.where(t + k < size, episode['reward'][jnp.minimum(t + k, size - 1)], 0.0)
     b = jnp.minimum(t + n, size - 1)
-    bootstrap = jnp.where(t + n < size, value[tuple(episode[name][b] for name in cell_names)], 0.)
-    return jnp.sum(discount ** k * rewards) + discount ** n * bootstrap
+    bootstrap = jnp.where(t + n < size, value[tuple(episode[name][b] for name in cell_names)], 0.0)
+    return jnp.sum(discount**k * rewards) + discount**n * bootstrap
 
 
-def one_step_value_target(reward_row: jax.Array, child_values: jax.Array, child_terminal: jax.Array,
-                          discount: float) -> jax.Array:
+def one_step_value_target(
+    reward_row: jax.Array, child_values: jax.Array, child_terminal: jax.Array, discount: float
+) -> jax.Array:
     "The Bellman optimality backup with the true model: `max_a r(s, a) + discount v(f(s, a))`, 0 past the end."
-    return jnp.max(reward_row + discount * jnp.where(child_terminal, 0., child_values))
+    return jnp.max(reward_row + discount * jnp.where(child_terminal, 0.0, child_values))
 
 
 def batch_mean_update(table: jax.Array, cell: tuple, targets: jax.Array, lr) -> jax.Array:
     "Each cell in the batch (`cell`: index arrays `[B]`) moves by `lr` toward the mean of its targets; others stay."
     delta = jnp.zeros_like(table).at[cell].add(targets - table[cell])
-    drawn = jnp.zeros_like(table).at[cell].add(1.)
-    return table + lr * delta / jnp.maximum(drawn, 1.)
+    drawn = jnp.zeros_like(table).at[cell].add(1.0)
+    return table + lr * delta / jnp.maximum(drawn, 1.0)
 
 # %% ../../nbs/62_e_az.ipynb #c1149874
 def root_ube_scores(q, eta, u_children, discount, beta) -> jax.Array:
@@ -188,14 +216,18 @@ def root_ube_action(summary, eta, child_var, discount, beta) -> jax.Array:
 
 class SearchMode(NamedTuple):
     "How a mode's episodes use the search (Sec. 5)."
-    explores: bool             # odd episodes explore (E-AZ, AZ + UBE); AZ's never do
-    optimistic: bool           # exploratory searches plan on q + β σ_q (E-AZ); otherwise every search has β = 0
-    root_noise: bool           # acting searches add Dirichlet noise at the root (AZ)
-    explore_action: Callable   # (search summary, η at the root [A], the children's value variance [A], γ, β) -> action
+
+    explores: bool  # odd episodes explore (E-AZ, AZ + UBE); AZ's never do
+    optimistic: bool  # exploratory searches plan on q + β σ_q (E-AZ); otherwise every search has β = 0
+    root_noise: bool  # acting searches add Dirichlet noise at the root (AZ)
+    explore_action: Callable  # (search summary, η at the root [A], the children's value variance [A], γ, β) -> action
 
 
-MODES = dict(e_az=SearchMode(True, True, False, most_visited), az=SearchMode(False, False, True, most_visited),
-             az_ube=SearchMode(True, False, False, root_ube_action))
+MODES = dict(
+    e_az=SearchMode(True, True, False, most_visited),
+    az=SearchMode(False, False, True, most_visited),
+    az_ube=SearchMode(True, False, False, root_ube_action),
+)
 
 # %% ../../nbs/62_e_az.ipynb #b9935db7
 def empty_episode(model, learns_policy: bool = False) -> dict:
@@ -204,8 +236,10 @@ def empty_episode(model, learns_policy: bool = False) -> dict:
     i = jnp.zeros(model.horizon, jnp.int32)
     episode = {**{name: i for name in model.cell_names}, 'action': i, 'reward': jnp.zeros(model.horizon, jnp.float32)}
     if learns_policy:
-        episode.update(policy=jnp.zeros((model.horizon, model.num_actions), jnp.float32),
-                       explored=jnp.zeros(model.horizon, jnp.float32))
+        episode.update(
+            policy=jnp.zeros((model.horizon, model.num_actions), jnp.float32),
+            explored=jnp.zeros(model.horizon, jnp.float32),
+        )
     return episode
 
 
@@ -215,52 +249,75 @@ def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
     mode, A = MODES[config.mode], model.num_actions
     H = jnp.asarray(horizon_table(config.discount, model.horizon))
     root_fn, recurrent_fn = search_model(config.discount, model)
-    children = jax.vmap(model.step, (None, 0))             # both children of one cell
-    one = lambda cell: tuple(x[None] for x in cell)         # a batch of one root
-    kept_from_search = (lambda out: dict(root_policy=out.action_weights[0])) if learned.learns_policy else (lambda out: {})
+    children = jax.vmap(model.step, (None, 0))  # both children of one cell
+    one = lambda cell: tuple(x[None] for x in cell)  # a batch of one root
+    kept_from_search = (
+        (lambda out: dict(root_policy=out.action_weights[0])) if learned.learns_policy else (lambda out: {})
+    )
 
-    def search(state, tables, key, cell, beta, noise, use_prior, eta_in=0.):
+    def search(state, tables, key, cell, beta, noise, use_prior, eta_in=0.0):
         h = state.hparams
-        return epistemic_muzero_policy((tables, use_prior), key, root_fn(tables, use_prior, cell, eta_in), recurrent_fn,
-                                       config.simulations, beta=beta, aggregation=config.aggregation,
-                                       dirichlet_fraction=noise * h.dirichlet_fraction if noise else 0.,
-                                       dirichlet_alpha=h.dirichlet_alpha, temperature=h.temperature)
+        return epistemic_muzero_policy(
+            (tables, use_prior),
+            key,
+            root_fn(tables, use_prior, cell, eta_in),
+            recurrent_fn,
+            config.simulations,
+            beta=beta,
+            aggregation=config.aggregation,
+            dirichlet_fraction=noise * h.dirichlet_fraction if noise else 0.0,
+            dirichlet_alpha=h.dirichlet_alpha,
+            temperature=h.temperature,
+        )
 
-    def explores(state):        # odd episodes explore (E-AZ, AZ + UBE); AZ never does
+    def explores(state):  # odd episodes explore (E-AZ, AZ + UBE); AZ never does
         return jnp.bool_(mode.explores) & (state.episodes % 2 == 1)
 
     def child_ube(ube, cell):
         "u of both children of `cell`, 0 where the child is terminal; and their H."
         nxt, terminal = children(cell, jnp.arange(A))
-        return jnp.where(terminal, 0., ube[nxt]), jnp.where(terminal, 0., H[model.steps_left(nxt)])
+        return jnp.where(terminal, 0.0, ube[nxt]), jnp.where(terminal, 0.0, H[model.steps_left(nxt)])
 
     def incoming_novelty(state, tables):
         "eta of the edge the agent took into its current cell (0 at an episode's first step)."
         prev = jnp.maximum(state.step - 1, 0)
         eta = tables['novelty'][cell_of(model, state.episode, prev) + (state.episode['action'][prev],)]
-        return jnp.where(state.step > 0, eta, 0.)
+        return jnp.where(state.step > 0, eta, 0.0)
 
     def act(state, obs, key):
         cell, tables, explore = model.locate(obs), learned.tables(state), explores(state)
-        beta = jnp.where(explore & mode.optimistic, state.hparams.beta, 0.)
+        beta = jnp.where(explore & mode.optimistic, state.hparams.beta, 0.0)
         # Table 4, "disabled policy in exploration": exploratory searches use a uniform prior
-        out = search(state, tables, key, one(cell), beta, float(mode.root_noise), ~explore,
-                     incoming_novelty(state, tables)[None])
+        out = search(
+            state, tables, key, one(cell), beta, float(mode.root_noise), ~explore, incoming_novelty(state, tables)[None]
+        )
         eta = tables['novelty'][cell]
-        u_children, h_children = child_ube(tables['ube'], cell)          # the children's leaf variance (Eq. 27)
-        chosen = mode.explore_action(out.search_tree.summary(), eta, jnp.maximum(u_children, h_children * eta),
-                                     config.discount, state.hparams.beta)
+        u_children, h_children = child_ube(tables['ube'], cell)  # the children's leaf variance (Eq. 27)
+        chosen = mode.explore_action(
+            out.search_tree.summary(),
+            eta,
+            jnp.maximum(u_children, h_children * eta),
+            config.discount,
+            state.hparams.beta,
+        )
         action = jnp.where(explore, chosen, out.action[0]).astype(jnp.int32)
-        return action, state.replace(root_value=out.search_tree.node_values[0, 0],
-                                     root_std=out.epistemic_summary.value_std[0], **kept_from_search(out))
+        return action, state.replace(
+            root_value=out.search_tree.node_values[0, 0],
+            root_std=out.epistemic_summary.value_std[0],
+            **kept_from_search(out),
+        )
 
-    def policy_record(state):   # what a policy head learns from: the search's visits, unless the step explored
+    def policy_record(state):  # what a policy head learns from: the search's visits, unless the step explored
         return dict(policy=state.root_policy, explored=explores(state).astype(jnp.float32))
 
     def record(state, tr, cell, a):
         "The step into the current episode; a finished episode into the replay."
-        step = {**dict(zip(model.cell_names, cell)), 'action': a, 'reward': jnp.asarray(tr.reward, jnp.float32),
-                **(policy_record(state) if learned.learns_policy else {})}
+        step = {
+            **dict(zip(model.cell_names, cell)),
+            'action': a,
+            'reward': jnp.asarray(tr.reward, jnp.float32),
+            **(policy_record(state) if learned.learns_policy else {}),
+        }
         episode = {k: v.at[state.step].set(step[k]) for k, v in state.episode.items()}
         return episode, jnp.where(tr.done, 0, state.step + 1), replay_add(state.replay, episode, tr.done)
 
@@ -277,37 +334,54 @@ def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
     def replay_targets(targets, episode, t):
         "Step t of a stored episode with its value target and its UBE target (Eq. 24, n_u = 1)."
         cell, a = cell_of(model, episode, t), episode['action'][t]
-        last = t + 1 >= model.horizon                  # the step out of the last row
+        last = t + 1 >= model.horizon  # the step out of the last row
         nxt = cell_of(model, episode, jnp.minimum(t + 1, model.horizon - 1))
         u_children, h_children = child_ube(targets['ube'], nxt)
-        u = ube_target(targets['novelty'][cell + (a,)], jnp.where(last, 0., 1.), targets['novelty'][nxt], u_children,
-                       h_children, config.discount)
-        batch = {**dict(zip(model.cell_names, cell)), 'action': a, 'reward': episode['reward'][t],
-                 'value_target': value_target(episode, t, targets), 'ube_target': u}
-        if learned.learns_policy:   # the policy learns from exploiting searches only: exploratory visits follow q + β σ
-            batch.update(policy_target=episode['policy'][t], policy_mask=1. - episode['explored'][t])
+        u = ube_target(
+            targets['novelty'][cell + (a,)],
+            jnp.where(last, 0.0, 1.0),
+            targets['novelty'][nxt],
+            u_children,
+            h_children,
+            config.discount,
+        )
+        batch = {
+            **dict(zip(model.cell_names, cell)),
+            'action': a,
+            'reward': episode['reward'][t],
+            'value_target': value_target(episode, t, targets),
+            'ube_target': u,
+        }
+        if learned.learns_policy:  # the policy learns from exploiting searches only: exploratory visits follow q + β σ
+            batch.update(policy_target=episode['policy'][t], policy_mask=1.0 - episode['explored'][t])
         return batch
 
     def learn(state, key):
         "One update of the learned model on a batch of replayed steps (none before the first episode ends)."
+
         def update(state):
             k_ep, k_t = jax.random.split(key)
             episodes = replay_sample(state.replay, k_ep, config.batch_size)
             t = jax.random.randint(k_t, (config.batch_size,), 0, model.horizon)
-            return learned.update(state, jax.vmap(replay_targets, (None, 0, 0))(learned.target_tables(state), episodes, t))
+            return learned.update(
+                state, jax.vmap(replay_targets, (None, 0, 0))(learned.target_tables(state), episodes, t)
+            )
+
         return jax.lax.cond(state.replay.size > 0, update, lambda s: s, state)
 
     def observe(state, tr, key):
         cell, a = model.locate(tr.obs), jnp.asarray(tr.action, jnp.int32)
         episode, step, replay = record(state, tr, cell, a)
-        metrics = dict(root_value=state.root_value, root_std=state.root_std,
-                       explorer=explores(state).astype(jnp.float32))
+        metrics = dict(
+            root_value=state.root_value, root_std=state.root_std, explorer=explores(state).astype(jnp.float32)
+        )
         state = learned.observe(state, cell, a, tr.reward).replace(
-            episode=episode, step=step, replay=replay, episodes=state.episodes + tr.done.astype(jnp.int32))
+            episode=episode, step=step, replay=replay, episodes=state.episodes + tr.done.astype(jnp.int32)
+        )
         return learn(state, key), metrics
 
     def greedy(state, obs, key):
-        out = search(state, learned.tables(state), key, one(model.locate(obs)), 0., 0., True)
+        out = search(state, learned.tables(state), key, one(model.locate(obs)), 0.0, 0.0, True)
         return jnp.argmax(out.search_tree.summary().visit_counts[0]).astype(jnp.int32)
 
     def cell_signals(state, cells: Cells):
@@ -315,21 +389,36 @@ def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
         (beta = 0, the prior: each cell's greedy action, and the greedy path walked from the start); and u."""
         cell, tables = jax.vmap(model.locate)(cells.obs), learned.tables(state)
         C = cell[0].shape[0]
-        beta = state.hparams.beta if mode.optimistic else jnp.float32(0.)
+        beta = state.hparams.beta if mode.optimistic else jnp.float32(0.0)
         betas = jnp.concatenate([jnp.full(C, beta, jnp.float32), jnp.zeros(C, jnp.float32)])
         use_prior = jnp.concatenate([jnp.full(C, not mode.explores), jnp.ones(C, bool)])
-        out = search(state, tables, jax.random.PRNGKey(0), tuple(jnp.tile(x, 2) for x in cell), betas, 0., use_prior)
+        out = search(state, tables, jax.random.PRNGKey(0), tuple(jnp.tile(x, 2) for x in cell), betas, 0.0, use_prior)
         visits = out.search_tree.summary().visit_counts
         greedy = jnp.argmax(visits[C:], axis=-1).astype(jnp.int32)
-        return dict(root_value_std=out.epistemic_summary.value_std[:C], root_q_std=out.epistemic_summary.qvalues_std[:C],
-                    search_visits=visits[:C], ube=tables['ube'][cell], greedy=greedy,
-                    greedy_path=model.greedy_path(greedy), **learned.signals(tables, cell))
+        return dict(
+            root_value_std=out.epistemic_summary.value_std[:C],
+            root_q_std=out.epistemic_summary.qvalues_std[:C],
+            search_visits=visits[:C],
+            ube=tables['ube'][cell],
+            greedy=greedy,
+            greedy_path=model.greedy_path(greedy),
+            **learned.signals(tables, cell),
+        )
 
     def init(key, obs, hparams):
         episode = empty_episode(model, learned.learns_policy)
-        return learned.init(key, dict(episodes=jnp.int32(0), root_value=jnp.float32(0.), root_std=jnp.float32(0.),
-                                      episode=episode, step=jnp.int32(0),
-                                      replay=replay_init(episode, config.replay_episodes), hparams=hparams))
+        return learned.init(
+            key,
+            dict(
+                episodes=jnp.int32(0),
+                root_value=jnp.float32(0.0),
+                root_std=jnp.float32(0.0),
+                episode=episode,
+                step=jnp.int32(0),
+                replay=replay_init(episode, config.replay_episodes),
+                hparams=hparams,
+            ),
+        )
 
     return Agent(init, act, observe, greedy, config.hparams(), cell_signals)
 
@@ -337,10 +426,11 @@ def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
 @struct.dataclass
 class EAZState(SearchState):
     "The planner's fields and the tables (`grid` per cell, `grid + (A,)` per cell and action)."
-    value: jax.Array           # v(s)
-    ube: jax.Array             # u(s)
-    reward: jax.Array          # r(s, a): mean observed reward
-    counts: jax.Array          # C(s, a), int32
+
+    value: jax.Array  # v(s)
+    ube: jax.Array  # u(s)
+    reward: jax.Array  # r(s, a): mean observed reward
+    counts: jax.Array  # C(s, a), int32
 
 
 def tabular_model(config: EAZConfig, model) -> LearnedModel:
@@ -349,25 +439,34 @@ def tabular_model(config: EAZConfig, model) -> LearnedModel:
 
     def init(key, planner):
         z = jnp.zeros(model.grid, jnp.float32)
-        return EAZState(value=z, ube=z, reward=jnp.zeros(pairs, jnp.float32), counts=jnp.zeros(pairs, jnp.int32),
-                        **planner)
+        return EAZState(
+            value=z, ube=z, reward=jnp.zeros(pairs, jnp.float32), counts=jnp.zeros(pairs, jnp.int32), **planner
+        )
 
     def tables(state):
-        return dict(value=state.value, ube=state.ube, reward=state.reward,
-                    novelty=count_novelty(state.counts, config.count_eps), prior_logits=jnp.zeros(pairs, jnp.float32))
+        return dict(
+            value=state.value,
+            ube=state.ube,
+            reward=state.reward,
+            novelty=count_novelty(state.counts, config.count_eps),
+            prior_logits=jnp.zeros(pairs, jnp.float32),
+        )
 
     def observe(state, cell, a, reward):
         "The count and the reward mean of the pair taken."
         pair = cell + (a,)
         counts = state.counts.at[pair].add(1)
-        return state.replace(counts=counts,
-                             reward=state.reward.at[pair].add((reward - state.reward[pair]) / counts[pair]))
+        return state.replace(
+            counts=counts, reward=state.reward.at[pair].add((reward - state.reward[pair]) / counts[pair])
+        )
 
     def update(state, batch):
         "Each cell drawn moves by its step size toward the mean of its targets."
         cell, h = cell_of(model, batch), state.hparams
-        return state.replace(value=batch_mean_update(state.value, cell, batch['value_target'], h.value_lr),
-                             ube=batch_mean_update(state.ube, cell, batch['ube_target'], h.ube_lr))
+        return state.replace(
+            value=batch_mean_update(state.value, cell, batch['value_target'], h.value_lr),
+            ube=batch_mean_update(state.ube, cell, batch['ube_target'], h.ube_lr),
+        )
 
     return LearnedModel(init, tables, tables, observe, update, value_target=config.value_target)
 
@@ -379,24 +478,49 @@ def make_e_az(config: EAZConfig, spec: EnvSpec) -> Agent:
 
 # %% ../../nbs/62_e_az.ipynb #2da518e2
 E_AZ_SIGNALS = (
-    Signal('root_value_std', 'search root σ_V', per_action=False,
-           help="E-AZ: the root's value std after an exploratory search from the cell (Eq. 14, 15 propagated)"),
+    Signal(
+        'root_value_std',
+        'search root σ_V',
+        per_action=False,
+        help="E-AZ: the root's value std after an exploratory search from the cell (Eq. 14, 15 propagated)",
+    ),
     Signal('root_q_std', 'search root σ_q', help="E-AZ: the root's per-action std σ_q after that search"),
     Signal('search_visits', 'search visits', 'count', help="E-AZ: the root's visit counts in that search"),
-    Signal('ube', 'UBE û', per_action=False, help="E-AZ: the learned value variance û of the cell (Eq. 24)"))
+    Signal('ube', 'UBE û', per_action=False, help="E-AZ: the learned value variance û of the cell (Eq. 24)"),
+)
 _SEARCH_DOCS = DocsSection('Epistemic search', ('60_propagation', '61_emcts', '62_e_az'))
 
 
 def _search_entry(mode: str, description: str, options: tuple) -> AgentEntry:
     "One of the three planners: the shared config with its mode and `EAZ_PRESETS` settings; the true Deep Sea model."
-    return AgentEntry(mode, EAZConfig, make_e_az, description, defaults=dict(mode=mode, **EAZ_PRESETS[mode]),
-                      options=options, signals=E_AZ_SIGNALS, golden=(GoldenCase(mode, envs=('deep_sea',)),),
-                      docs=_SEARCH_DOCS, model_based=True)     # on every environment with a planning model
+    return AgentEntry(
+        mode,
+        EAZConfig,
+        make_e_az,
+        description,
+        defaults=dict(mode=mode, **EAZ_PRESETS[mode]),
+        options=options,
+        signals=E_AZ_SIGNALS,
+        golden=(GoldenCase(mode, envs=('deep_sea',)),),
+        docs=_SEARCH_DOCS,
+        model_based=True,
+    )  # on every environment with a planning model
 
 
 ENTRIES = (
-    _search_entry('e_az', 'E-AZ: epistemic MCTS (EPUCT on q + β·σ_q) with the true model of the environment, tabular',
-                  ('beta', 'simulations')),
-    _search_entry('az', 'AlphaZero with the true model of the environment: β = 0, Dirichlet noise, visit sampling', ('simulations',)),
-    _search_entry('az_ube', 'AZ + UBE (Eq. 28): AZ search, exploratory actions on a root-only q + β·σ bonus',
-                  ('beta', 'simulations')))
+    _search_entry(
+        'e_az',
+        'E-AZ: epistemic MCTS (EPUCT on q + β·σ_q) with the true model of the environment, tabular',
+        ('beta', 'simulations'),
+    ),
+    _search_entry(
+        'az',
+        'AlphaZero with the true model of the environment: β = 0, Dirichlet noise, visit sampling',
+        ('simulations',),
+    ),
+    _search_entry(
+        'az_ube',
+        'AZ + UBE (Eq. 28): AZ search, exploratory actions on a root-only q + β·σ bonus',
+        ('beta', 'simulations'),
+    ),
+)

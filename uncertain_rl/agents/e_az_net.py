@@ -18,23 +18,34 @@ from ..checks import option, integer, number, sizes
 from ..ensembles import MLP
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Signal
 from ..propagation import RND, RNDState, make_rnd, rnd_init, rnd_uncertainty, rnd_update
-from .e_az import (EAZ_PRESETS, E_AZ_SIGNALS, LearnedModel, SearchConfig, SearchState, cell_of,
-                                      make_planner, planning_model)
+from uncertain_rl.agents.e_az import (
+    EAZ_PRESETS,
+    E_AZ_SIGNALS,
+    LearnedModel,
+    SearchConfig,
+    SearchState,
+    cell_of,
+    make_planner,
+    planning_model,
+)
 from flax import struct
 
 # %% ../../nbs/63_e_az_net.ipynb #eza72ef3
 @dataclass(frozen=True)
 class EAZNetConfig(SearchConfig):
     "E-AZ, AZ or AZ + UBE with the environment's true model, MLP heads for r, v, u and π, and RND novelty."
+
     hidden_sizes: tuple = option((64, 64), sizes(), help='hidden layers of each head r, v, u and π (Table 2: 256, 256)')
     rnd_hidden_sizes: tuple = option((64, 64), sizes(), help="hidden layers of RND's predictor and target networks")
     rnd_features: int = option(16, integer(1), help="RND's output features (Table 2: 512)")
-    rnd_scale: float = option(1., number(0, low_open=True), help='η = rnd_scale · the squared RND error (Table 4: 1)')
-    learning_rate: float = option(5e-4, number(0, low_open=True), help='Adam step size of the heads and of RND (Table 3)')
-    reward_weight: float = option(1., number(0), traced=True, help='λ_r, the reward loss weight (Table 4: 1)')
-    value_weight: float = option(.5, number(0), traced=True, help='λ_v, the value loss weight (Table 4: 0.5)')
-    policy_weight: float = option(.5, number(0), traced=True, help='λ_π, the policy loss weight (Table 4: 0.5)')
-    ube_weight: float = option(.125, number(0), traced=True, help='λ_u, the UBE loss weight (Table 4: 0.125)')
+    rnd_scale: float = option(1.0, number(0, low_open=True), help='η = rnd_scale · the squared RND error (Table 4: 1)')
+    learning_rate: float = option(
+        5e-4, number(0, low_open=True), help='Adam step size of the heads and of RND (Table 3)'
+    )
+    reward_weight: float = option(1.0, number(0), traced=True, help='λ_r, the reward loss weight (Table 4: 1)')
+    value_weight: float = option(0.5, number(0), traced=True, help='λ_v, the value loss weight (Table 4: 0.5)')
+    policy_weight: float = option(0.5, number(0), traced=True, help='λ_π, the policy loss weight (Table 4: 0.5)')
+    ube_weight: float = option(0.125, number(0), traced=True, help='λ_u, the UBE loss weight (Table 4: 0.125)')
     target_period: int = option(10, integer(1), help='updates between copies into the target heads (Table 3: 10)')
 
 # %% ../../nbs/63_e_az_net.ipynb #ez99e29d
@@ -43,17 +54,24 @@ HEADS = ('reward', 'value', 'ube', 'policy')
 
 class EAZHeads(struct.PyTreeNode):
     "The four heads, each a ReLU MLP on the cell's features: r̂(s, ·) and π̂(s, ·) per action, v̂(s), û(s) ≥ 0."
+
     hidden_sizes: tuple = struct.field(pytree_node=False)
     num_actions: int = struct.field(pytree_node=False)
 
     def nets(self) -> dict:
         A = self.num_actions
-        return dict(reward=MLP(self.hidden_sizes, A), value=MLP(self.hidden_sizes, 1), ube=MLP(self.hidden_sizes, 1),
-                    policy=MLP(self.hidden_sizes, A))
+        return dict(
+            reward=MLP(self.hidden_sizes, A),
+            value=MLP(self.hidden_sizes, 1),
+            ube=MLP(self.hidden_sizes, 1),
+            policy=MLP(self.hidden_sizes, A),
+        )
 
     def init(self, key: jax.Array, features: jax.Array) -> dict:
         "Independent parameters for each head."
-        return {k: net.init(kk, features) for (k, net), kk in zip(self.nets().items(), jax.random.split(key, len(HEADS)))}
+        return {
+            k: net.init(kk, features) for (k, net), kk in zip(self.nets().items(), jax.random.split(key, len(HEADS)))
+        }
 
     def apply(self, params: dict, features: jax.Array) -> dict:
         "The heads at cells `features [..., F]`: reward and policy logits `[..., A]`, value and ube `[...]`."
@@ -70,8 +88,13 @@ def network_tables(heads: EAZHeads, params: dict, rnd: RND, rnd_state: RNDState,
     out = heads.apply(params, model.state_features(cell))
     pairs = jax.vmap(lambda c: jax.vmap(lambda a: model.pair_features(c, a))(jnp.arange(heads.num_actions)))(cell)
     grid = lambda x: x.reshape(model.grid + x.shape[1:])
-    return dict(value=grid(out['value']), ube=grid(out['ube']), reward=grid(out['reward']),
-                prior_logits=grid(out['policy']), novelty=grid(rnd_uncertainty(rnd, rnd_state, pairs)))
+    return dict(
+        value=grid(out['value']),
+        ube=grid(out['ube']),
+        reward=grid(out['reward']),
+        prior_logits=grid(out['policy']),
+        novelty=grid(rnd_uncertainty(rnd, rnd_state, pairs)),
+    )
 
 # %% ../../nbs/63_e_az_net.ipynb #ez4285f9
 def e_az_net_losses(heads: EAZHeads, params: dict, batch: dict, model) -> dict:
@@ -81,21 +104,25 @@ def e_az_net_losses(heads: EAZHeads, params: dict, batch: dict, model) -> dict:
     distribution where `policy_mask` is 1."""
     out = heads.apply(params, model.state_features(cell_of(model, batch)))
     taken = jnp.take_along_axis(out['reward'], batch['action'][:, None], -1)[:, 0]
-    return dict(reward=jnp.square(taken - batch['reward']), value=jnp.square(out['value'] - batch['value_target']),
-                ube=jnp.square(out['ube'] - batch['ube_target']),
-                policy=batch['policy_mask'] * optax.softmax_cross_entropy(out['policy'], batch['policy_target']))
+    return dict(
+        reward=jnp.square(taken - batch['reward']),
+        value=jnp.square(out['value'] - batch['value_target']),
+        ube=jnp.square(out['ube'] - batch['ube_target']),
+        policy=batch['policy_mask'] * optax.softmax_cross_entropy(out['policy'], batch['policy_target']),
+    )
 
 # %% ../../nbs/63_e_az_net.ipynb #ez427f1b
 @struct.dataclass
 class EAZNetState(SearchState):
     "The planner's fields, the heads, RND, their tables at every cell (now and at the last target copy)."
-    params: dict               # the heads' parameters
+
+    params: dict  # the heads' parameters
     opt_state: Any
     rnd: RNDState
-    tables: dict               # `network_tables` of the online heads and RND, refreshed after every update
-    target_tables: dict        # ... as of the last copy (every `target_period` updates): the target heads' value and UBE
+    tables: dict  # `network_tables` of the online heads and RND, refreshed after every update
+    target_tables: dict  # ... as of the last copy (every `target_period` updates): the target heads' value and UBE
     updates: jax.Array
-    root_policy: jax.Array     # the last acting search's visit distribution (the step's policy target)
+    root_policy: jax.Array  # the last acting search's visit distribution (the step's policy target)
 
 # %% ../../nbs/63_e_az_net.ipynb #eze01dab
 def network_model(config: EAZNetConfig, model) -> LearnedModel:
@@ -112,8 +139,16 @@ def network_model(config: EAZNetConfig, model) -> LearnedModel:
         p = heads.init(k_heads, jnp.zeros(model.state_features(origin).shape))
         r = rnd_init(rnd, k_rnd, model.pair_features(origin, 0).shape[-1])
         tables = tables_of(p, r)
-        return EAZNetState(params=p, opt_state=optimizer.init(p), rnd=r, tables=tables, target_tables=tables,
-                           updates=jnp.int32(0), root_policy=jnp.zeros(A, jnp.float32), **planner)
+        return EAZNetState(
+            params=p,
+            opt_state=optimizer.init(p),
+            rnd=r,
+            tables=tables,
+            target_tables=tables,
+            updates=jnp.int32(0),
+            root_policy=jnp.zeros(A, jnp.float32),
+            **planner,
+        )
 
     def target_tables(state):
         "The target heads' tables; the novelty is RND's now (the UBE target's local term)."
@@ -132,11 +167,19 @@ def network_model(config: EAZNetConfig, model) -> LearnedModel:
         copy = n % config.target_period == 0
         tables = tables_of(p, r)
         target_tables = jax.tree.map(lambda new, old: jnp.where(copy, new, old), tables, state.target_tables)
-        return state.replace(params=p, opt_state=opt_state, rnd=r, tables=tables, target_tables=target_tables,
-                             updates=n)
+        return state.replace(
+            params=p, opt_state=opt_state, rnd=r, tables=tables, target_tables=target_tables, updates=n
+        )
 
-    return LearnedModel(init, lambda state: state.tables, target_tables, lambda state, cell, a, reward: state, update,
-                        learns_policy=True, signals=lambda tables, cell: dict(rnd_novelty=tables['novelty'][cell]))
+    return LearnedModel(
+        init,
+        lambda state: state.tables,
+        target_tables,
+        lambda state, cell, a, reward: state,
+        update,
+        learns_policy=True,
+        signals=lambda tables, cell: dict(rnd_novelty=tables['novelty'][cell]),
+    )
 
 
 def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
@@ -145,21 +188,40 @@ def make_e_az_net(config: EAZNetConfig, spec: EnvSpec) -> Agent:
     return make_planner(config, model, network_model(config, model))
 
 # %% ../../nbs/63_e_az_net.ipynb #ez1b3963
-E_AZ_NET_SIGNALS = (*E_AZ_SIGNALS, Signal('rnd_novelty', 'RND novelty η',
-                                          help="learned E-AZ: RND's η(s, a), scale times the predictor's squared error"))
+E_AZ_NET_SIGNALS = (
+    *E_AZ_SIGNALS,
+    Signal(
+        'rnd_novelty', 'RND novelty η', help="learned E-AZ: RND's η(s, a), scale times the predictor's squared error"
+    ),
+)
 
 
 def _net_entry(mode: str, description: str, options: tuple) -> AgentEntry:
     "One of the three planners with learned heads: `<mode>_net`, the tabular agent's preset for the mode."
-    return AgentEntry(f'{mode}_net', EAZNetConfig, make_e_az_net, description,
-                      defaults=dict(mode=mode, **EAZ_PRESETS[mode]), options=options, signals=E_AZ_NET_SIGNALS,
-                      golden=(GoldenCase(f'{mode}_net', envs=('deep_sea',)),),
-                      docs=DocsSection('Epistemic search', ('63_e_az_net',)),
-                      model_based=True)                    # on every environment with a planning model
+    return AgentEntry(
+        f'{mode}_net',
+        EAZNetConfig,
+        make_e_az_net,
+        description,
+        defaults=dict(mode=mode, **EAZ_PRESETS[mode]),
+        options=options,
+        signals=E_AZ_NET_SIGNALS,
+        golden=(GoldenCase(f'{mode}_net', envs=('deep_sea',)),),
+        docs=DocsSection('Epistemic search', ('63_e_az_net',)),
+        model_based=True,
+    )  # on every environment with a planning model
 
 
 ENTRIES = (
-    _net_entry('e_az', 'E-AZ with learned heads (r, v, u, π MLPs) and RND novelty, the true model of the environment',
-               ('beta', 'simulations')),
-    _net_entry('az', 'AlphaZero with learned heads and the true model of the environment: β = 0, Dirichlet noise', ('simulations',)),
-    _net_entry('az_ube', 'AZ + UBE (Eq. 28) with learned heads and RND novelty', ('beta', 'simulations')))
+    _net_entry(
+        'e_az',
+        'E-AZ with learned heads (r, v, u, π MLPs) and RND novelty, the true model of the environment',
+        ('beta', 'simulations'),
+    ),
+    _net_entry(
+        'az',
+        'AlphaZero with learned heads and the true model of the environment: β = 0, Dirichlet noise',
+        ('simulations',),
+    ),
+    _net_entry('az_ube', 'AZ + UBE (Eq. 28) with learned heads and RND novelty', ('beta', 'simulations')),
+)

@@ -20,9 +20,24 @@ from flax import struct
 
 from ..checks import Config, option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index, ensemble_q
-from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample, replay_sample_n_step, bootstrap_mask
-from ..learning import (CLIP_SCOPES, LOSSES, q_learning_td, double_q_td, member_losses, member_optimizer, fused_step,
-                                   periodic_sync)
+from uncertain_rl.replay import (
+    ReplayBuffer,
+    replay_init,
+    replay_add,
+    replay_sample,
+    replay_sample_n_step,
+    bootstrap_mask,
+)
+from uncertain_rl.learning import (
+    CLIP_SCOPES,
+    LOSSES,
+    q_learning_td,
+    double_q_td,
+    member_losses,
+    member_optimizer,
+    fused_step,
+    periodic_sync,
+)
 from ..loops import any_run
 from ..base import EnvSpec, Transition, Cells, Signal
 
@@ -30,21 +45,29 @@ from ..base import EnvSpec, Transition, Cells, Signal
 @dataclass(frozen=True)
 class ReplayLearnerConfig(Config):
     "What `learn` reads: replay, batch, the learning and target periods, and Adam's settings (bsuite's defaults)."
+
     batch_size: int = option(128, integer(1), help='replay batch size')
     replay_capacity: int = option(10_000, integer(1), help='replay capacity')
     min_replay_size: int = option(128, integer(1), help='transitions in replay before learning starts')
     sgd_period: int = option(1, integer(1), help='environment steps between learning steps')
-    sgd_steps_per_update: int = option(1, integer(1), help='SGD steps each time learning is due (rl-zoo: gradient_steps)')
+    sgd_steps_per_update: int = option(
+        1, integer(1), help='SGD steps each time learning is due (rl-zoo: gradient_steps)'
+    )
     target_update_period: int = option(4, integer(1), help='learning steps between target syncs')
-    max_grad_norm: float | None = option(None, optional(number(0, low_open=True)),
-                                         help='clip gradient norms to this (None: no clipping)')
-    clip_scope: str = option('member', choice(*CLIP_SCOPES),
-                             help="clip each member's gradient norm on its own ('member') or the ensemble's ('global')")
+    max_grad_norm: float | None = option(
+        None, optional(number(0, low_open=True)), help='clip gradient norms to this (None: no clipping)'
+    )
+    clip_scope: str = option(
+        'member',
+        choice(*CLIP_SCOPES),
+        help="clip each member's gradient norm on its own ('member') or the ensemble's ('global')",
+    )
     learning_rate: float = option(1e-3, number(0), traced=True, help='Adam learning rate')
-    discount: float = option(.99, number(0, 1), traced=True, help='discount γ')
+    discount: float = option(0.99, number(0, 1), traced=True, help='discount γ')
     adam_eps: float = option(1e-8, number(0, low_open=True), help="Adam's ε (optax's default)")
-    cache_target: bool = option(True, boolean(),
-                                help="one-hot observations: tabulate the target networks' values at each sync when cheaper")
+    cache_target: bool = option(
+        True, boolean(), help="one-hot observations: tabulate the target networks' values at each sync when cheaper"
+    )
 
     def n_step_targets(self) -> int:
         "n of the n-step TD targets `learn` samples (1: this learner's targets are one-step)."
@@ -58,22 +81,27 @@ class ReplayLearnerConfig(Config):
 @dataclass(frozen=True)
 class EnsembleQConfig(ReplayLearnerConfig):
     "What every ensemble Q-learner here is built from; the defaults are bsuite's `boot_dqn.default_agent`."
+
     num_ensemble: int = option(20, integer(1), help='ensemble size K')
     hidden_sizes: tuple = option((50, 50), sizes(), help='hidden layer widths')
     shared_torso: bool = option(False, boolean(), help='one shared torso with K heads instead of K networks')
     head_hidden_sizes: tuple = option((), sizes(allow_empty=True), help='shared torso: hidden layers of each head')
-    torso_grad_scale: float | None = option(None, optional(number(0, low_open=True)),
-                                            help='shared torso: gradient scale into the torso (None: 1/K)')
+    torso_grad_scale: float | None = option(
+        None, optional(number(0, low_open=True)), help='shared torso: gradient scale into the torso (None: 1/K)'
+    )
     kernel_init: str = option('haiku', choice(*KERNEL_INITS), help="weight initialisation (haiku: bsuite's)")
-    acting_params: str = option('episode', choice('episode', 'current'),
-                                help='act with the parameters from the episode start (bsuite) or the current ones')
+    acting_params: str = option(
+        'episode',
+        choice('episode', 'current'),
+        help='act with the parameters from the episode start (bsuite) or the current ones',
+    )
     row_lookup: bool = option(True, boolean(), help='one-hot observations enter the first layer as row lookups')
     cache_priors: bool = option(True, boolean(), help="store the priors' values with each transition")
     double_q: bool = option(False, boolean(), help='per-member Double-DQN targets')
     loss: str = option('squared', choice(*LOSSES), help='per-sample loss')
-    prior_scale: float = option(5., number(0), traced=True, help='prior scale λ')
-    mask_prob: float = option(1., number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
-    epsilon: float = option(0., number(0, 1), traced=True, help='probability of a uniformly random action')
+    prior_scale: float = option(5.0, number(0), traced=True, help='prior scale λ')
+    mask_prob: float = option(1.0, number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
+    epsilon: float = option(0.0, number(0, 1), traced=True, help='probability of a uniformly random action')
     n_step: int = option(1, integer(1), help='n of the n-step TD targets (replay windows of n consecutive steps)')
 
     def __post_init__(self):
@@ -93,13 +121,13 @@ class EnsembleQConfig(ReplayLearnerConfig):
         "Whether the state keeps the parameters of the episode's start to act with (bsuite's choice), not the current."
         return self.acting_params == 'episode'
 
-
 # %% ../../nbs/07_agents.ensemble_q.ipynb #fd1e726f
 class QNetwork(NamedTuple):
     "An ensemble Q-network for one environment: `net` evaluates all members, `encode` prepares an observation."
+
     net: EnsembleNetwork
     encode: Callable
-    table_rows: int = 0        # > 0: the target networks' outputs are tabulated on this many encoded observations
+    table_rows: int = 0  # > 0: the target networks' outputs are tabulated on this many encoded observations
 
 
 def flat_observation(obs: jax.Array) -> jax.Array:
@@ -110,10 +138,18 @@ def flat_observation(obs: jax.Array) -> jax.Array:
 def make_q_network(config: EnsembleQConfig, spec: EnvSpec) -> QNetwork:
     "The ensemble of `config` for an environment with `spec`."
     K, lookup = config.num_ensemble, config.row_lookup and spec.one_hot_obs
-    torso_scale = 1. / K if config.torso_grad_scale is None else config.torso_grad_scale
-    net = make_ensemble(K, spec.num_actions, config.hidden_sizes, config.shared_torso, lookup,
-                        int(np.prod(spec.obs_shape)), config.head_hidden_sizes, torso_scale,
-                        KERNEL_INITS[config.kernel_init])
+    torso_scale = 1.0 / K if config.torso_grad_scale is None else config.torso_grad_scale
+    net = make_ensemble(
+        K,
+        spec.num_actions,
+        config.hidden_sizes,
+        config.shared_torso,
+        lookup,
+        int(np.prod(spec.obs_shape)),
+        config.head_hidden_sizes,
+        torso_scale,
+        KERNEL_INITS[config.kernel_init],
+    )
     return QNetwork(net, one_hot_index if lookup else flat_observation, target_table_rows(config, spec, lookup))
 
 
@@ -129,47 +165,73 @@ class EnsembleQState:
     prior: Any
     opt_state: Any
     replay: ReplayBuffer
-    head: jax.Array            # the member acting in this episode
+    head: jax.Array  # the member acting in this episode
     env_steps: jax.Array
     sgd_steps: jax.Array
-    q_std: jax.Array           # diagnostic: members' std of Q at the last observation acted on (mean over actions)
-    head_reward: jax.Array     # [K] extrinsic reward collected while each member acted
-    head_steps: jax.Array      # [K] environment steps each member has acted for
-    hparams: Any               # the agent's Hparams (traced)
-    acting: Any = None         # with acting_params='episode': the online parameters as the episode began
-    target_q: Any = None       # with a target table: the target networks' outputs on every encoded observation
+    q_std: jax.Array  # diagnostic: members' std of Q at the last observation acted on (mean over actions)
+    head_reward: jax.Array  # [K] extrinsic reward collected while each member acted
+    head_steps: jax.Array  # [K] environment steps each member has acted for
+    hparams: Any  # the agent's Hparams (traced)
+    acting: Any = None  # with acting_params='episode': the online parameters as the episode began
+    target_q: Any = None  # with a target table: the target networks' outputs on every encoded observation
 
 
-def replay_item(qnet: QNetwork, config: EnsembleQConfig, prior, x, action, reward, discount, x_next,
-                mask, done=False) -> dict:
+def replay_item(
+    qnet: QNetwork, config: EnsembleQConfig, prior, x, action, reward, discount, x_next, mask, done=False
+) -> dict:
     '''One replay entry: the encoded transition, its bootstrap mask, with `cache_priors` the priors at s and s', and
     with `n_step > 1` whether the episode ended there.'''
-    item = dict(obs=x, action=jnp.asarray(action, jnp.int32), reward=jnp.asarray(reward, jnp.float32),
-                discount=jnp.asarray(discount, jnp.float32), next_obs=x_next, mask=mask)
-    if config.n_step > 1: item['done'] = jnp.asarray(done, jnp.float32)
-    if config.cache_priors: item.update(prior_obs=qnet.net.apply(prior, x), prior_next=qnet.net.apply(prior, x_next))
+    item = dict(
+        obs=x,
+        action=jnp.asarray(action, jnp.int32),
+        reward=jnp.asarray(reward, jnp.float32),
+        discount=jnp.asarray(discount, jnp.float32),
+        next_obs=x_next,
+        mask=mask,
+    )
+    if config.n_step > 1:
+        item['done'] = jnp.asarray(done, jnp.float32)
+    if config.cache_priors:
+        item.update(prior_obs=qnet.net.apply(prior, x), prior_next=qnet.net.apply(prior, x_next))
     return item
 
 
-def init_ensemble_q(qnet: QNetwork, config: EnsembleQConfig, key: jax.Array, obs: jax.Array,
-                    hparams) -> EnsembleQState:
+def init_ensemble_q(qnet: QNetwork, config: EnsembleQConfig, key: jax.Array, obs: jax.Array, hparams) -> EnsembleQState:
     "A fresh state: online and prior networks from independent keys, target = online, a uniformly drawn head."
     K, A = config.num_ensemble, qnet.net.num_actions
     k_online, k_prior, k_head = jax.random.split(key, 3)
     x = qnet.encode(obs)
     online, prior = qnet.net.init(k_online, x), qnet.net.init(k_prior, x)
-    item = dict(obs=x, action=jnp.int32(0), reward=jnp.float32(0), discount=jnp.float32(0), next_obs=x,
-                mask=jnp.zeros(K, jnp.float32))
-    if config.cache_priors: item.update(prior_obs=jnp.zeros((K, A)), prior_next=jnp.zeros((K, A)))
-    if config.n_step > 1: item['done'] = jnp.float32(0)
-    return EnsembleQState(online=online, target=online, prior=prior,
-                          acting=online if config.keeps_acting_params() else None,
-                          opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope()).init(online),
-                          replay=replay_init(item, config.replay_capacity),
-                          head=jax.random.randint(k_head, (), 0, K), env_steps=jnp.int32(0),
-                          sgd_steps=jnp.int32(0), q_std=jnp.float32(0.), head_reward=jnp.zeros(K, jnp.float32),
-                          head_steps=jnp.zeros(K, jnp.int32), hparams=hparams,
-                          target_q=target_table(qnet, online) if qnet.table_rows else None)
+    item = dict(
+        obs=x,
+        action=jnp.int32(0),
+        reward=jnp.float32(0),
+        discount=jnp.float32(0),
+        next_obs=x,
+        mask=jnp.zeros(K, jnp.float32),
+    )
+    if config.cache_priors:
+        item.update(prior_obs=jnp.zeros((K, A)), prior_next=jnp.zeros((K, A)))
+    if config.n_step > 1:
+        item['done'] = jnp.float32(0)
+    return EnsembleQState(
+        online=online,
+        target=online,
+        prior=prior,
+        acting=online if config.keeps_acting_params() else None,
+        opt_state=member_optimizer(
+            hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope()
+        ).init(online),
+        replay=replay_init(item, config.replay_capacity),
+        head=jax.random.randint(k_head, (), 0, K),
+        env_steps=jnp.int32(0),
+        sgd_steps=jnp.int32(0),
+        q_std=jnp.float32(0.0),
+        head_reward=jnp.zeros(K, jnp.float32),
+        head_steps=jnp.zeros(K, jnp.int32),
+        hparams=hparams,
+        target_q=target_table(qnet, online) if qnet.table_rows else None,
+    )
 
 
 def state_q(qnet: QNetwork, state: EnsembleQState, obs: jax.Array) -> jax.Array:
@@ -185,17 +247,24 @@ def acting_q(qnet: QNetwork, state: EnsembleQState, obs: jax.Array) -> jax.Array
 
 def refresh_acting(state: EnsembleQState, done: jax.Array) -> EnsembleQState:
     "At an episode's end, take the online parameters as the next episode's acting parameters (a no-op without them)."
-    if state.acting is None: return state
+    if state.acting is None:
+        return state
     return state.replace(acting=jax.tree.map(lambda a, o: jnp.where(done, o, a), state.acting, state.online))
 
 
 def q_spread(q: jax.Array) -> jax.Array:
     "The diagnostic `q_std`: members' std of `q [K, A]`, averaged over actions (0 for one member)."
-    return q.std(0).mean() if q.shape[0] > 1 else jnp.float32(0.)
+    return q.std(0).mean() if q.shape[0] > 1 else jnp.float32(0.0)
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #f5fd1df9
-def store_transition(state: EnsembleQState, qnet: QNetwork, config: EnsembleQConfig, tr: Transition,
-                     key: jax.Array, reward_bonus: jax.Array | None = None) -> EnsembleQState:
+def store_transition(
+    state: EnsembleQState,
+    qnet: QNetwork,
+    config: EnsembleQConfig,
+    tr: Transition,
+    key: jax.Array,
+    reward_bonus: jax.Array | None = None,
+) -> EnsembleQState:
     """Insert `tr` into replay and update the counters.
 
     Args:
@@ -209,21 +278,37 @@ def store_transition(state: EnsembleQState, qnet: QNetwork, config: EnsembleQCon
       The state with the transition stored, `env_steps` advanced and the acting member credited.
     """
     K = config.num_ensemble
-    item = replay_item(qnet, config, state.prior, qnet.encode(tr.obs), tr.action, tr.reward, tr.discount,
-                       qnet.encode(tr.next_obs), bootstrap_mask(key, K, state.hparams.mask_prob), tr.done)
-    if reward_bonus is not None: item['reward'] = item['reward'] + reward_bonus
-    acting = jnp.arange(K) == state.head                     # one-hot: elementwise, so it vmaps without scatter
-    return state.replace(replay=replay_add(state.replay, item), env_steps=state.env_steps + 1,
-                         head_reward=state.head_reward + acting * jnp.asarray(tr.reward, jnp.float32),
-                         head_steps=state.head_steps + acting)
+    item = replay_item(
+        qnet,
+        config,
+        state.prior,
+        qnet.encode(tr.obs),
+        tr.action,
+        tr.reward,
+        tr.discount,
+        qnet.encode(tr.next_obs),
+        bootstrap_mask(key, K, state.hparams.mask_prob),
+        tr.done,
+    )
+    if reward_bonus is not None:
+        item['reward'] = item['reward'] + reward_bonus
+    acting = jnp.arange(K) == state.head  # one-hot: elementwise, so it vmaps without scatter
+    return state.replace(
+        replay=replay_add(state.replay, item),
+        env_steps=state.env_steps + 1,
+        head_reward=state.head_reward + acting * jnp.asarray(tr.reward, jnp.float32),
+        head_steps=state.head_steps + acting,
+    )
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #9ffab6ea
 def batch_td(qnet: QNetwork, config: EnsembleQConfig, online, state: EnsembleQState, batch: dict) -> tuple:
     "TD errors `[B, K]` of every member on `batch`, with the online Q `[B, K, A]` at s and target Q at s'."
-    batch_apply = jax.vmap(qnet.net.apply, in_axes=(None, 0))                    # [B, ...] -> [B, K, A]
+    batch_apply = jax.vmap(qnet.net.apply, in_axes=(None, 0))  # [B, ...] -> [B, K, A]
     lam = state.hparams.prior_scale
-    if config.cache_priors: p_obs, p_next = batch['prior_obs'], batch['prior_next']
-    else: p_obs, p_next = batch_apply(state.prior, batch['obs']), batch_apply(state.prior, batch['next_obs'])
+    if config.cache_priors:
+        p_obs, p_next = batch['prior_obs'], batch['prior_next']
+    else:
+        p_obs, p_next = batch_apply(state.prior, batch['obs']), batch_apply(state.prior, batch['next_obs'])
     q = batch_apply(online, batch['obs']) + lam * jax.lax.stop_gradient(p_obs)
     q_next = target_values(qnet, state, batch['next_obs']) + lam * p_next
     discount = state.hparams.discount * batch['discount']
@@ -237,15 +322,18 @@ def batch_td(qnet: QNetwork, config: EnsembleQConfig, online, state: EnsembleQSt
 
 def td_loss(qnet: QNetwork, config: EnsembleQConfig) -> Callable:
     "The standard loss `(online, state, batch) -> (sum_k L_k, {'loss': mean_k L_k})`."
+
     def loss(online, state: EnsembleQState, batch: dict):
         td, _, _ = batch_td(qnet, config, online, state, batch)
         per_member = member_losses(td, batch['mask'], LOSSES[config.loss])
         return per_member.sum(), dict(loss=per_member.mean())
+
     return loss
 
 
-def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: EnsembleQConfig,
-          tabulate: Callable | None = None) -> tuple:
+def learn(
+    state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: EnsembleQConfig, tabulate: Callable | None = None
+) -> tuple:
     """One learning step if one is due, else none.
 
     Args:
@@ -262,10 +350,14 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
     n_step = config.n_step_targets()
 
     def sgd(state, key):
-        if n_step == 1: batch = replay_sample(state.replay, key, config.batch_size)
-        else: batch = replay_sample_n_step(state.replay, key, config.batch_size, n_step, state.hparams.discount)
+        if n_step == 1:
+            batch = replay_sample(state.replay, key, config.batch_size)
+        else:
+            batch = replay_sample_n_step(state.replay, key, config.batch_size, n_step, state.hparams.discount)
         grads, metrics = jax.grad(loss_fn, has_aux=True)(state.online, state, batch)
-        optimizer = member_optimizer(state.hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope())
+        optimizer = member_optimizer(
+            state.hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope()
+        )
         online, opt_state = fused_step(optimizer, state.online, state.opt_state, grads)
         sgd_steps = state.sgd_steps + 1
         target = periodic_sync(online, state.target, sgd_steps, config.target_update_period)
@@ -273,7 +365,8 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
         return refresh_target_table(state, tabulate, sgd_steps % config.target_update_period == 0), metrics
 
     def burst(state, key):
-        if config.sgd_steps_per_update == 1: return sgd(state, key)
+        if config.sgd_steps_per_update == 1:
+            return sgd(state, key)
         state, metrics = jax.lax.scan(sgd, state, jax.random.split(key, config.sgd_steps_per_update))
         return state, jax.tree.map(lambda m: m.mean(0), metrics)
 
@@ -281,19 +374,24 @@ def learn(state: EnsembleQState, key: jax.Array, loss_fn: Callable, config: Ense
         return state, jax.tree.map(lambda m: jnp.zeros(m.shape, m.dtype), jax.eval_shape(burst, state, key)[1])
 
     due = (state.replay.size >= config.min_replay_size) & (state.env_steps % config.sgd_period == 0)
-    learned, metrics = jax.lax.cond(any_run(due), burst, no_sgd, state, key)   # one branch for the whole batch ...
+    learned, metrics = jax.lax.cond(any_run(due), burst, no_sgd, state, key)  # one branch for the whole batch ...
     return own_schedule(due, learned, state), jax.tree.map(lambda m: jnp.where(due, m, jnp.zeros_like(m)), metrics)
 
 
-LEARNED_FIELDS = ('online', 'target', 'opt_state', 'sgd_steps', 'target_q')   # what a learning step changes
+LEARNED_FIELDS = ('online', 'target', 'opt_state', 'sgd_steps', 'target_q')  # what a learning step changes
 
 
 def own_schedule(due: jax.Array, learned, state):
     """... and each run keeps the step only if its own count made it due: `learned`'s learned fields where `due`, else
     `state`'s."""
     keep = lambda new, old: jax.tree.map(lambda n, o: jnp.where(due, n, o), new, old)
-    return state.replace(**{f: keep(getattr(learned, f), getattr(state, f)) for f in LEARNED_FIELDS
-                            if getattr(state, f, None) is not None})
+    return state.replace(
+        **{
+            f: keep(getattr(learned, f), getattr(state, f))
+            for f in LEARNED_FIELDS
+            if getattr(state, f, None) is not None
+        }
+    )
 
 # %% ../../nbs/07_agents.ensemble_q.ipynb #65701847
 def target_table_rows(config, spec: EnvSpec, lookup: bool) -> int:
@@ -331,8 +429,10 @@ def tabulate_target(qnet: QNetwork) -> Callable:
 
 def refresh_target_table(state, tabulate: Callable | None, synced: jax.Array):
     "The state with its target table recomputed by `tabulate(state)` if a sync just happened (no-op without a table)."
-    if state.target_q is None: return state
-    if tabulate is None: raise ValueError("learn: tabulate is required for a state with a target table (target_q), got None")
+    if state.target_q is None:
+        return state
+    if tabulate is None:
+        raise ValueError("learn: tabulate is required for a state with a target table (target_q), got None")
     table = jax.lax.cond(any_run(synced), lambda: tabulate(state), lambda: state.target_q)
     return state.replace(target_q=table)
 
@@ -342,19 +442,21 @@ def cell_q(qnet: QNetwork, state: EnsembleQState, cells: Cells) -> jax.Array:
     return jax.vmap(lambda obs: state_q(qnet, state, obs))(cells.obs)
 
 
-ENSEMBLE_SIGNALS = (   # how the viewer shows `ensemble_cell_signals`' arrays (agents declare them with their own)
+ENSEMBLE_SIGNALS = (  # how the viewer shows `ensemble_cell_signals`' arrays (agents declare them with their own)
     Signal('q_mean', 'mean Q', help="the ensemble's mean Q"),
     Signal('q_std', 'std of Q', help="the ensemble's standard deviation of Q (its disagreement)"),
-    Signal('q', "one member's Q", member=True, help="the selected member's Q"))
+    Signal('q', "one member's Q", member=True, help="the selected member's Q"),
+)
 
-SMALL_REPLAY = dict(min_replay_size=32, batch_size=32)   # golden runs: learning starts within their 300 steps
+SMALL_REPLAY = dict(min_replay_size=32, batch_size=32)  # golden runs: learning starts within their 300 steps
 
 
 def ensemble_cell_signals(q: jax.Array, members: int | None = None, ddof: int = 0) -> dict:
     "The standard per-cell entries from `q [C, K, A]`: `q`, and the mean and std over the first `members` members."
     group = q[:, :members]
     signals = dict(q=q, q_mean=group.mean(1))
-    if group.shape[1] > 1: signals['q_std'] = group.std(1, ddof=ddof)
+    if group.shape[1] > 1:
+        signals['q_std'] = group.std(1, ddof=ddof)
     return signals
 
 
@@ -362,8 +464,9 @@ def cells_batch(qnet: QNetwork, config: EnsembleQConfig, state: EnsembleQState, 
     "Every cell's transition for every action as one replay batch of `C * A` items (all members unmasked)."
     C, A = cells.transitions.action.shape
     tr = jax.tree.map(lambda x: x.reshape(C * A, *x.shape[2:]), cells.transitions)
-    item = lambda o, a, r, d, n: replay_item(qnet, config, state.prior, qnet.encode(o), a, r, d, qnet.encode(n),
-                                             jnp.ones(config.num_ensemble))
+    item = lambda o, a, r, d, n: replay_item(
+        qnet, config, state.prior, qnet.encode(o), a, r, d, qnet.encode(n), jnp.ones(config.num_ensemble)
+    )
     return jax.vmap(item)(tr.obs, tr.action, tr.reward, tr.discount, tr.next_obs)
 
 

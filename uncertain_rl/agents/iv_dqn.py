@@ -16,10 +16,25 @@ import numpy as np
 
 from ..acting import ensemble_vote
 from .boot_dqn import bootstrap_act, bootstrap_observe
-from .ensemble_q import (EnsembleQConfig, QNetwork, flat_observation, init_ensemble_q, acting_q,
-                                            cells_batch, state_q, target_table_rows, target_values)
-from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, member_weights,
-                              mixture_variance, target_variance)
+from uncertain_rl.agents.ensemble_q import (
+    EnsembleQConfig,
+    QNetwork,
+    flat_observation,
+    init_ensemble_q,
+    acting_q,
+    cells_batch,
+    state_q,
+    target_table_rows,
+    target_values,
+)
+from uncertain_rl.biv import (
+    BIVConfig,
+    effective_batch_size,
+    gaussian_nll,
+    member_weights,
+    mixture_variance,
+    target_variance,
+)
 from ..checks import option, integer, number, optional
 from ..ensembles import KERNEL_INITS, make_ensemble, one_hot_index
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
@@ -30,22 +45,30 @@ from ..biv import IV_RL_CARTPOLE, IV_RL_MOUNTAINCAR
 @dataclass(frozen=True)
 class IVDQNConfig(BIVConfig, EnsembleQConfig):
     "IV-DQN: the Q-ensemble's options (the authors' bsuite settings) and `biv.BIVConfig`'s."
+
     num_ensemble: int = option(5, integer(1), help='ensemble size N (the paper: 5)')
-    replay_capacity: int = option(2 ** 16, integer(1), help='replay capacity')
+    replay_capacity: int = option(2**16, integer(1), help='replay capacity')
     min_replay_size: int = option(64, integer(1), help='transitions in replay before learning starts')
     sgd_period: int = option(2, integer(1), help='environment steps between learning steps')
     target_update_period: int = option(25, integer(1), help='learning steps between target syncs (50 env steps)')
-    max_grad_norm: float | None = option(5., optional(number(0, low_open=True)), help='clip the global gradient norm')
-    mask_prob: float = option(.5, number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
-    epsilon: float = option(.05, number(0, 1), traced=True, help='probability of a uniformly random action')
+    max_grad_norm: float | None = option(5.0, optional(number(0, low_open=True)), help='clip the global gradient norm')
+    mask_prob: float = option(0.5, number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
+    epsilon: float = option(0.05, number(0, 1), traced=True, help='probability of a uniformly random action')
     n_step: int = option(4, integer(1), help='n of the n-step TD targets (the authors\' bsuite code: 4)')
 
 # %% ../../nbs/71_agents.iv_dqn.ipynb #iv000009
 def make_var_network(config: IVDQNConfig, spec: EnvSpec) -> QNetwork:
     "An ensemble of `num_ensemble` MLPs with `2A` outputs: the means of the `A` actions, then their log-variances."
     lookup = config.row_lookup and spec.one_hot_obs
-    net = make_ensemble(config.num_ensemble, 2 * spec.num_actions, config.hidden_sizes, False, lookup,
-                        int(np.prod(spec.obs_shape)), kernel_init=KERNEL_INITS[config.kernel_init])
+    net = make_ensemble(
+        config.num_ensemble,
+        2 * spec.num_actions,
+        config.hidden_sizes,
+        False,
+        lookup,
+        int(np.prod(spec.obs_shape)),
+        kernel_init=KERNEL_INITS[config.kernel_init],
+    )
     return QNetwork(net, one_hot_index if lookup else flat_observation, target_table_rows(config, spec, lookup))
 
 
@@ -64,39 +87,50 @@ def at_action(x: jax.Array, action: jax.Array) -> jax.Array:
 def iv_targets(qnet: QNetwork, config: IVDQNConfig, online, state, batch: dict) -> dict:
     '''Per sample and member (`[B, K]`): the taken action's mean `mu` and log-variance `log_var`, the target `target`
     (own target member's greedy action at s') and BIV's variance `var` of that target (Eq. 14 or the disagreement).'''
-    apply = jax.vmap(qnet.net.apply, in_axes=(None, 0))                     # [B, ...] -> [B, K, 2A]
+    apply = jax.vmap(qnet.net.apply, in_axes=(None, 0))  # [B, ...] -> [B, K, 2A]
     lam, gamma = state.hparams.prior_scale, state.hparams.discount
-    if config.cache_priors: p_obs, p_next = batch['prior_obs'], batch['prior_next']
-    else: p_obs, p_next = apply(state.prior, batch['obs']), apply(state.prior, batch['next_obs'])
+    if config.cache_priors:
+        p_obs, p_next = batch['prior_obs'], batch['prior_next']
+    else:
+        p_obs, p_next = apply(state.prior, batch['obs']), apply(state.prior, batch['next_obs'])
     mu, log_var = var_heads(apply(online, batch['obs']), p_obs, lam)
     mu_next, log_var_next = var_heads(target_values(qnet, state, batch['next_obs']), p_next, lam)
-    best = jnp.argmax(mu_next, -1)                                           # [B, K]: member j's a'
-    pick = lambda x: jnp.take_along_axis(x[:, None], best[:, :, None, None], -1)[..., 0]   # [B, K_j, K_l] at a'_j
+    best = jnp.argmax(mu_next, -1)  # [B, K]: member j's a'
+    pick = lambda x: jnp.take_along_axis(x[:, None], best[:, :, None, None], -1)[..., 0]  # [B, K_j, K_l] at a'_j
     mu_at = pick(mu_next)
     var_at = jnp.exp(jnp.clip(pick(log_var_next), -config.log_var_clip, config.log_var_clip))
-    own = jnp.diagonal(mu_at, axis1=1, axis2=2)                              # [B, K]: member j's own value at a'_j
+    own = jnp.diagonal(mu_at, axis1=1, axis2=2)  # [B, K]: member j's own value at a'_j
     target = batch['reward'][:, None] + gamma * batch['discount'][:, None] * own
-    spread = config.variance_rule()(mu_at, var_at, -1)                    # Eq. 14, or the disagreement only
+    spread = config.variance_rule()(mu_at, var_at, -1)  # Eq. 14, or the disagreement only
     action = jnp.broadcast_to(batch['action'][:, None], best.shape)
-    return dict(mu=at_action(mu, action), log_var=at_action(log_var, action), target=jax.lax.stop_gradient(target),
-                var=jax.lax.stop_gradient(target_variance(spread, gamma, batch['discount'][:, None])))
+    return dict(
+        mu=at_action(mu, action),
+        log_var=at_action(log_var, action),
+        target=jax.lax.stop_gradient(target),
+        var=jax.lax.stop_gradient(target_variance(spread, gamma, batch['discount'][:, None])),
+    )
 
 
 def iv_loss(qnet: QNetwork, config: IVDQNConfig):
     """The IV-DQN loss `(online, state, batch) -> (sum_j L_j, metrics)` (Eq. 10 per member, weights by
     `config.weighting`)."""
+
     def loss(online, state, batch):
         h = state.hparams
         t = iv_targets(qnet, config, online, state, batch)
         mask = batch['mask'] > 0
-        w = member_weights(config, h, t['var'], mask, member_axis=1)          # [B, K], per member over the batch
+        w = member_weights(config, h, t['var'], mask, member_axis=1)  # [B, K], per member over the batch
         weighted = jnp.sum(w * jnp.square(t['mu'] - t['target']), 0)
         la = gaussian_nll(t['mu'].T, t['log_var'].T, t['target'].T, mask.T, log_var_clip=config.log_var_clip)
         per_member = weighted + h.la_weight * la
         n = jnp.maximum(mask.sum(), 1)
-        return per_member.sum(), dict(loss=per_member.mean(), la_loss=la.mean(),
-                                      target_var=jnp.sum(mask * t['var']) / n,
-                                      ebs=jnp.mean(effective_batch_size(w.T, mask.T)))
+        return per_member.sum(), dict(
+            loss=per_member.mean(),
+            la_loss=la.mean(),
+            target_var=jnp.sum(mask * t['var']) / n,
+            ebs=jnp.mean(effective_batch_size(w.T, mask.T)),
+        )
+
     return loss
 
 # %% ../../nbs/71_agents.iv_dqn.ipynb #iv000013
@@ -106,7 +140,7 @@ def make_iv_dqn(config: IVDQNConfig, spec: EnvSpec) -> Agent:
     loss = iv_loss(qnet, config)
     A = spec.num_actions
 
-    act = bootstrap_act(lambda state, obs: acting_q(qnet, state, obs)[..., :A], A)   # on the means
+    act = bootstrap_act(lambda state, obs: acting_q(qnet, state, obs)[..., :A], A)  # on the means
     observe = bootstrap_observe(qnet, config, loss)
 
     def greedy(state, obs, key):
@@ -115,7 +149,7 @@ def make_iv_dqn(config: IVDQNConfig, spec: EnvSpec) -> Agent:
     def cell_signals(state, cells):
         """Per cell: members' mean Q, their average and std, the mixture variance of Q (Eq. 14), each move's target
         variance."""
-        out = jax.vmap(lambda o: qnet.net.apply(state.online, qnet.encode(o)))(cells.obs)       # [C, K, 2A]
+        out = jax.vmap(lambda o: qnet.net.apply(state.online, qnet.encode(o)))(cells.obs)  # [C, K, 2A]
         prior = jax.vmap(lambda o: qnet.net.apply(state.prior, qnet.encode(o)))(cells.obs)
         mu, log_var = var_heads(out, prior, state.hparams.prior_scale)
         var = jnp.exp(jnp.clip(log_var, -config.log_var_clip, config.log_var_clip))
@@ -128,20 +162,42 @@ def make_iv_dqn(config: IVDQNConfig, spec: EnvSpec) -> Agent:
 # %% ../../nbs/71_agents.iv_dqn.ipynb #f751aa1b
 # On Deep Sea, IV-DQN explores as bsuite's Bootstrapped DQN does (no ε, no masks, one-step targets), with 10 members:
 # Deep Sea 10, 300 episodes, seeds 0-2: solved at 148, 115, 154 (the cartpole settings: 0 of 2)
-IV_DQN_DEEP_SEA = dict(epsilon=0., mask_prob=1., n_step=1, num_ensemble=10)
+IV_DQN_DEEP_SEA = dict(epsilon=0.0, mask_prob=1.0, n_step=1, num_ensemble=10)
 IV_RL_DOCS = DocsSection('Inverse-variance RL', ('70_biv', '71_agents.iv_dqn', '72_agents.iv_sac'))
 
-ENTRIES = (AgentEntry(
-    'iv_dqn', IVDQNConfig, make_iv_dqn, 'IV-DQN: var-network ensemble, BIV-weighted TD loss with ξ by MEBS, loss attenuation',
-    options=('prior_scale', 'mebs_ratio', 'xi', 'weighting', 'variance', 'la_weight'),
-    presets=(Preset('iv_rl_cartpole_noise', IV_RL_CARTPOLE, ('cartpole_noise',), "the IV-RL authors' bsuite settings"),
-             Preset('deep_sea', IV_DQN_DEEP_SEA, ('deep_sea', 'deep_sea_stochastic'),
-                    "Bootstrapped DQN's exploration: no ε, no masks, one-step targets, 10 members"),
-             Preset('iv_rl_mountaincar', dict(IV_RL_MOUNTAINCAR, xi=1000., la_weight=1.), ('mountaincar',),
-                    "the IV-RL paper's MountainCar settings (a constant ξ = 1000, λ = 1)")),
-    signals=ENSEMBLE_SIGNALS + (
-        Signal('q_var', 'IV-DQN var of Q', help="IV-DQN: the var-ensemble's mixture variance of Q (aleatoric + spread)"),
-        Signal('target_var', 'IV-DQN target var', help="IV-DQN: the variance BIV gives the move's target (Eq. 10)")),
-    golden=(GoldenCase('iv_dqn', SMALL_REPLAY),                                  # and the variance_rule ablation
-            GoldenCase('iv_dqn_sampled', dict(SMALL_REPLAY, variance='sampled'), envs=('deep_sea',))),
-    docs=IV_RL_DOCS),)
+ENTRIES = (
+    AgentEntry(
+        'iv_dqn',
+        IVDQNConfig,
+        make_iv_dqn,
+        'IV-DQN: var-network ensemble, BIV-weighted TD loss with ξ by MEBS, loss attenuation',
+        options=('prior_scale', 'mebs_ratio', 'xi', 'weighting', 'variance', 'la_weight'),
+        presets=(
+            Preset('iv_rl_cartpole_noise', IV_RL_CARTPOLE, ('cartpole_noise',), "the IV-RL authors' bsuite settings"),
+            Preset(
+                'deep_sea',
+                IV_DQN_DEEP_SEA,
+                ('deep_sea', 'deep_sea_stochastic'),
+                "Bootstrapped DQN's exploration: no ε, no masks, one-step targets, 10 members",
+            ),
+            Preset(
+                'iv_rl_mountaincar',
+                dict(IV_RL_MOUNTAINCAR, xi=1000.0, la_weight=1.0),
+                ('mountaincar',),
+                "the IV-RL paper's MountainCar settings (a constant ξ = 1000, λ = 1)",
+            ),
+        ),
+        signals=ENSEMBLE_SIGNALS
+        + (
+            Signal(
+                'q_var', 'IV-DQN var of Q', help="IV-DQN: the var-ensemble's mixture variance of Q (aleatoric + spread)"
+            ),
+            Signal('target_var', 'IV-DQN target var', help="IV-DQN: the variance BIV gives the move's target (Eq. 10)"),
+        ),
+        golden=(
+            GoldenCase('iv_dqn', SMALL_REPLAY),  # and the variance_rule ablation
+            GoldenCase('iv_dqn_sampled', dict(SMALL_REPLAY, variance='sampled'), envs=('deep_sea',)),
+        ),
+        docs=IV_RL_DOCS,
+    ),
+)

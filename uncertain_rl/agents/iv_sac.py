@@ -20,8 +20,16 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from ..biv import (BIVConfig, effective_batch_size, gaussian_nll, loss_weights, member_weights,
-                              disagreement_variance, mixture_variance, target_variance)
+from uncertain_rl.biv import (
+    BIVConfig,
+    effective_batch_size,
+    gaussian_nll,
+    loss_weights,
+    member_weights,
+    disagreement_variance,
+    mixture_variance,
+    target_variance,
+)
 from ..checks import Hparams, option, choice, integer, number, sizes, boolean
 from ..ensembles import KERNEL_INITS, MLP
 from ..learning import member_optimizer, fused_step
@@ -30,18 +38,18 @@ from ..replay import ReplayBuffer, replay_init, replay_add, replay_sample
 from .iv_dqn import IV_RL_DOCS
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0007
-LOG_STD_MIN, LOG_STD_MAX = -20., 2.
+LOG_STD_MIN, LOG_STD_MAX = -20.0, 2.0
 
 
 def gaussian_log_prob(u: jax.Array, mean: jax.Array, log_std: jax.Array) -> jax.Array:
     "Log-density of `u` under the diagonal Gaussian `N(mean, exp(log_std)^2)`, summed over the last axis."
     z = (u - mean) * jnp.exp(-log_std)
-    return jnp.sum(-.5 * jnp.square(z) - log_std - .5 * jnp.log(2 * jnp.pi), -1)
+    return jnp.sum(-0.5 * jnp.square(z) - log_std - 0.5 * jnp.log(2 * jnp.pi), -1)
 
 
 def tanh_log_det(u: jax.Array) -> jax.Array:
     "`sum log(1 - tanh(u)^2)` over the last axis, computed stably as `2 (log 2 - u - softplus(-2u))`."
-    return jnp.sum(2 * (jnp.log(2.) - u - jax.nn.softplus(-2 * u)), -1)
+    return jnp.sum(2 * (jnp.log(2.0) - u - jax.nn.softplus(-2 * u)), -1)
 
 
 def tanh_gaussian_sample(key: jax.Array, mean: jax.Array, log_std: jax.Array) -> tuple:
@@ -56,8 +64,9 @@ def tanh_gaussian_log_prob(action: jax.Array, mean: jax.Array, log_std: jax.Arra
     return gaussian_log_prob(u, mean, log_std) - tanh_log_det(u)
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0011
-def clipped_soft_target(reward: jax.Array, discount: jax.Array, gamma, q_next: jax.Array, log_prob_next: jax.Array,
-                        alpha) -> jax.Array:
+def clipped_soft_target(
+    reward: jax.Array, discount: jax.Array, gamma, q_next: jax.Array, log_prob_next: jax.Array, alpha
+) -> jax.Array:
     "SAC's critic target `r + gamma d (min_i Q_i(s', a') - alpha log pi(a' given s'))`, twins first in `q_next`."
     return reward + gamma * discount * (jnp.min(q_next, 0) - alpha * log_prob_next)
 
@@ -71,7 +80,7 @@ def temperature_loss(log_alpha: jax.Array, log_prob: jax.Array, target_entropy: 
     "The temperature's loss `-log alpha (log pi + target_entropy)`, a masked mean over the batch (log pi constant)."
     m = jnp.ones_like(log_prob) if mask is None else mask
     gap = jax.lax.stop_gradient(log_prob) + target_entropy
-    return -log_alpha * jnp.sum(m * gap) / jnp.maximum(jnp.sum(m), 1.)
+    return -log_alpha * jnp.sum(m * gap) / jnp.maximum(jnp.sum(m), 1.0)
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0014
 EXPLORATIONS = ('ucb', 'bootstrap')
@@ -80,6 +89,7 @@ EXPLORATIONS = ('ucb', 'bootstrap')
 @dataclass(frozen=True)
 class SACConfig(BIVConfig):
     "SAC, ensemble SAC and IV-SAC: static sizes and switches, and the numeric hyperparameters (traced)."
+
     num_ensemble: int = option(5, integer(1), help='ensemble size N (1: one SAC agent)')
     hidden_sizes: tuple = option((64, 64), sizes(), help='hidden layers of every actor and critic')
     kernel_init: str = option('lecun_normal', choice(*KERNEL_INITS), help='weight initialisation')
@@ -87,21 +97,25 @@ class SACConfig(BIVConfig):
     replay_capacity: int = option(100_000, integer(1), help='replay capacity')
     min_replay_size: int = option(1000, integer(1), help='transitions in replay before learning starts')
     uniform_warmup: bool = option(True, boolean(), help='uniformly random actions until learning starts')
-    learning_rate: float = option(1e-3, number(0, low_open=True), traced=True,
-                                  help='Adam learning rate of actors and critics')
-    alpha_learning_rate: float = option(1e-3, number(0, low_open=True), traced=True,
-                                        help='Adam learning rate of the temperatures')
-    discount: float = option(.99, number(0, 1), traced=True, help='discount γ')
-    tau: float = option(.005, number(0, 1, low_open=True), traced=True, help='Polyak rate τ of the target critics')
-    init_alpha: float = option(1., number(0, low_open=True), traced=True, help='initial entropy temperature α')
-    mask_prob: float = option(1., number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
-    exploration: str = option('ucb', choice(*EXPLORATIONS),
-                              help="acting: UCB over the members' proposals, or one member per episode")
-    ucb_lambda: float = option(1., number(0), traced=True,
-                               help='UCB: λ_UCB, the weight of the std of the 2N critic values')
+    learning_rate: float = option(
+        1e-3, number(0, low_open=True), traced=True, help='Adam learning rate of actors and critics'
+    )
+    alpha_learning_rate: float = option(
+        1e-3, number(0, low_open=True), traced=True, help='Adam learning rate of the temperatures'
+    )
+    discount: float = option(0.99, number(0, 1), traced=True, help='discount γ')
+    tau: float = option(0.005, number(0, 1, low_open=True), traced=True, help='Polyak rate τ of the target critics')
+    init_alpha: float = option(1.0, number(0, low_open=True), traced=True, help='initial entropy temperature α')
+    mask_prob: float = option(1.0, number(0, 1, low_open=True), traced=True, help='bootstrap mask probability')
+    exploration: str = option(
+        'ucb', choice(*EXPLORATIONS), help="acting: UCB over the members' proposals, or one member per episode"
+    )
+    ucb_lambda: float = option(
+        1.0, number(0), traced=True, help='UCB: λ_UCB, the weight of the std of the 2N critic values'
+    )
     actor_weighting: bool = option(True, boolean(), help="weight the actor's loss like the critics' (Eq. 15), own ξ")
-    mebs_ratio: float = .9
-    la_weight: float = 5.
+    mebs_ratio: float = 0.9
+    la_weight: float = 5.0
 
     @property
     def uses_variance(self) -> bool:
@@ -110,14 +124,15 @@ class SACConfig(BIVConfig):
 
 
 SAC_PRESETS = {
-    'sac': dict(num_ensemble=1, exploration='bootstrap', weighting='uniform', la_weight=0., actor_weighting=False),
-    'ensemble_sac': dict(weighting='uniform', la_weight=0., actor_weighting=False),
-    'iv_sac': dict(),            # SACConfig() is IV-SAC
+    'sac': dict(num_ensemble=1, exploration='bootstrap', weighting='uniform', la_weight=0.0, actor_weighting=False),
+    'ensemble_sac': dict(weighting='uniform', la_weight=0.0, actor_weighting=False),
+    'iv_sac': dict(),  # SACConfig() is IV-SAC
 }
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0017
 class SACNetworks(NamedTuple):
     "One member's actor (mean and log-std of `A` actions) and critic (mean and log-variance of Q) as flax modules."
+
     actor: MLP
     critic: MLP
     action_dim: int
@@ -125,15 +140,18 @@ class SACNetworks(NamedTuple):
 
 def make_networks(config: SACConfig, spec: EnvSpec) -> SACNetworks:
     "An actor MLP with `2A` outputs and a critic MLP on `(obs, action)` with 2 outputs, both of `hidden_sizes`."
-    if not spec.continuous: raise ValueError(f"SAC needs a box action space, got {spec.num_actions} discrete actions")
+    if not spec.continuous:
+        raise ValueError(f"SAC needs a box action space, got {spec.num_actions} discrete actions")
     A, init = int(np.prod(spec.action_shape)), KERNEL_INITS[config.kernel_init]
-    return SACNetworks(MLP(config.hidden_sizes, 2 * A, kernel_init=init), MLP(config.hidden_sizes, 2, kernel_init=init), A)
+    return SACNetworks(
+        MLP(config.hidden_sizes, 2 * A, kernel_init=init), MLP(config.hidden_sizes, 2, kernel_init=init), A
+    )
 
 
 def policy(nets: SACNetworks, params, obs: jax.Array) -> tuple:
     "One actor at one observation: `(mean [A], log_std [A])` of the Gaussian before the tanh, log-std clipped."
     out = nets.actor.apply(params, obs)
-    return out[:nets.action_dim], jnp.clip(out[nets.action_dim:], LOG_STD_MIN, LOG_STD_MAX)
+    return out[: nets.action_dim], jnp.clip(out[nets.action_dim :], LOG_STD_MIN, LOG_STD_MAX)
 
 
 def critic(nets: SACNetworks, params, obs: jax.Array, action: jax.Array) -> tuple:
@@ -176,14 +194,15 @@ def observation_part(critics, obs: jax.Array) -> jax.Array:
     """Every critic's first layer on the observations alone, no bias: `[N, 2, B, H]` (critics `[N, 2, ...]`, `obs [B,
     ...]`)."""
     x = obs.reshape(obs.shape[0], -1)
-    return jax.vmap(jax.vmap(lambda p: dense(x, dense_layers(p)[0][0][:x.shape[-1]])))(critics)
+    return jax.vmap(jax.vmap(lambda p: dense(x, dense_layers(p)[0][0][: x.shape[-1]])))(critics)
 
 
 def critic_from_observation_part(params, obs_part: jax.Array, action: jax.Array) -> tuple:
     "One critic at `B` pairs from its `observation_part [B, H]` and the actions `[B, A]`: `(mu, log_var)`, each `[B]`."
     (kernel, bias), *rest = dense_layers(params)
-    h = obs_part + dense(action, kernel[kernel.shape[0] - action.shape[-1]:]) + bias
-    for k, b in rest: h = dense(jax.nn.relu(h), k, b)
+    h = obs_part + dense(action, kernel[kernel.shape[0] - action.shape[-1] :]) + bias
+    for k, b in rest:
+        h = dense(jax.nn.relu(h), k, b)
     return h[..., 0], h[..., 1]
 
 
@@ -197,8 +216,8 @@ def with_own_values(others: jax.Array, own: jax.Array) -> jax.Array:
     "The others' values `[N_j, N - 1, 2, B]` (rows as `other_members`) and the own `[N, 2, B]` as `[N_l, 2, N_j, B]`."
     n = own.shape[0]
     l, j = np.arange(n)[None], np.arange(n)[:, None]
-    slot = np.where(l == j, n - 1, l - (l > j))                                 # [N_j, N_l]: member l's row in `rows`
-    rows = jnp.concatenate([others, own[:, None]], 1)                             # [N_j, N, 2, B]
+    slot = np.where(l == j, n - 1, l - (l > j))  # [N_j, N_l]: member l's row in `rows`
+    rows = jnp.concatenate([others, own[:, None]], 1)  # [N_j, N, 2, B]
     return jnp.transpose(jnp.take_along_axis(rows, slot[:, :, None, None], 1), (1, 2, 0, 3))
 
 
@@ -208,35 +227,38 @@ def cross_critic_per_action_set(critics, obs: jax.Array, actions: jax.Array, own
     part = observation_part(critics, obs)
     at_set = jax.vmap(jax.vmap(critic_from_observation_part, (0, 0, None)), (0, 0, None))
     if own is None:
-        mu, log_var = jax.lax.map(lambda a: at_set(critics, part, a), actions)         # [N_j, N_l, 2, B]
+        mu, log_var = jax.lax.map(lambda a: at_set(critics, part, a), actions)  # [N_j, N_l, 2, B]
         return jnp.moveaxis(mu, 0, 2), jnp.moveaxis(log_var, 0, 2)
     pick = lambda idx: (jax.tree.map(lambda x: x[idx], critics), part[idx])
     others = jax.lax.map(lambda a_idx: at_set(*pick(a_idx[1]), a_idx[0]), (actions, other_members(actions.shape[0])))
     return tuple(with_own_values(o, w) for o, w in zip(others, own))
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0019
-def twin_mixture_variance(mu: jax.Array, log_var: jax.Array, twin: jax.Array, spread=mixture_variance,
-                          log_var_clip: float = 20.) -> jax.Array:
+def twin_mixture_variance(
+    mu: jax.Array, log_var: jax.Array, twin: jax.Array, spread=mixture_variance, log_var_clip: float = 20.0
+) -> jax.Array:
     '''Algorithm 4 at member j's actions in the twin family `twin [N_j, B]`: the mixture variance over the members l
-    (Eq. 14), or with `spread=disagreement_variance` their disagreement only. `mu, log_var [N_l, 2, N_j, B]` -> `[N_j, B]`.'''
-    pick = lambda x: jnp.take_along_axis(x, twin[None, None], 1)[:, 0]            # [N_l, N_j, B]
+    (Eq. 14), or with `spread=disagreement_variance` their disagreement only.
+    `mu, log_var [N_l, 2, N_j, B]` -> `[N_j, B]`.'''
+    pick = lambda x: jnp.take_along_axis(x, twin[None, None], 1)[:, 0]  # [N_l, N_j, B]
     return spread(pick(mu), jnp.exp(jnp.clip(pick(log_var), -log_var_clip, log_var_clip)), 0)
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0022
 @struct.dataclass
 class SACState:
     "Everything the ensemble carries; every network leaf has the member axis first (critics: then the twin axis)."
+
     actor: Any
     critic: Any
     target: Any
-    log_alpha: jax.Array       # [N]
+    log_alpha: jax.Array  # [N]
     actor_opt: Any
     critic_opt: Any
     alpha_opt: Any
     replay: ReplayBuffer
-    head: jax.Array            # the member acting this episode (exploration='bootstrap')
-    steps: jax.Array           # environment steps observed
-    updates: jax.Array         # gradient steps taken
+    head: jax.Array  # the member acting this episode (exploration='bootstrap')
+    steps: jax.Array  # environment steps observed
+    updates: jax.Array  # gradient steps taken
     hparams: Hparams
 
 
@@ -246,54 +268,74 @@ def init_sac(nets: SACNetworks, config: SACConfig, key: jax.Array, obs: jax.Arra
     k_actor, k_critic, k_head = jax.random.split(key, 3)
     x, a = obs.reshape(-1), jnp.zeros(A)
     actors = jax.vmap(nets.actor.init, (0, None))(jax.random.split(k_actor, N), x)
-    critics = jax.vmap(jax.vmap(lambda k: nets.critic.init(k, jnp.concatenate([x, a]))))(jax.random.split(k_critic, (N, 2)))
+    critics = jax.vmap(jax.vmap(lambda k: nets.critic.init(k, jnp.concatenate([x, a]))))(
+        jax.random.split(k_critic, (N, 2))
+    )
     log_alpha = jnp.full(N, jnp.log(hparams.init_alpha), jnp.float32)
     opt, alpha_opt = member_optimizer(hparams.learning_rate), member_optimizer(hparams.alpha_learning_rate)
-    example = dict(obs=x, action=a, reward=jnp.float32(0.), discount=jnp.float32(0.), next_obs=x, mask=jnp.zeros(N))
-    return SACState(actors, critics, critics, log_alpha, opt.init(actors), opt.init(critics), alpha_opt.init(log_alpha),
-                    replay_init(example, config.replay_capacity), jax.random.randint(k_head, (), 0, N),
-                    jnp.int32(0), jnp.int32(0), hparams)
+    example = dict(obs=x, action=a, reward=jnp.float32(0.0), discount=jnp.float32(0.0), next_obs=x, mask=jnp.zeros(N))
+    return SACState(
+        actors,
+        critics,
+        critics,
+        log_alpha,
+        opt.init(actors),
+        opt.init(critics),
+        alpha_opt.init(log_alpha),
+        replay_init(example, config.replay_capacity),
+        jax.random.randint(k_head, (), 0, N),
+        jnp.int32(0),
+        jnp.int32(0),
+        hparams,
+    )
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0024
-def critic_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: SACState, batch: dict,
-                 key: jax.Array) -> dict:
+def critic_terms(
+    nets: SACNetworks, config: SACConfig, actors, critics, state: SACState, batch: dict, key: jax.Array
+) -> dict:
     '''Member j's soft target at its own `a' ~ pi_j(s')` and target critics, the target's variance (Algorithm 3,
-    line 19), the weights and each twin's loss (Eq. 10): arrays `[N, B]` (`mu`, `log_var`: `[N, 2, B]`; `loss`: `[N, 2]`).
-    Only `critics` receives gradients.'''
+    line 19), the weights and each twin's loss (Eq. 10): arrays `[N, B]` (`mu`, `log_var`: `[N, 2, B]`;
+    `loss`: `[N, 2]`). Only `critics` receives gradients.'''
     sg, h, N = jax.lax.stop_gradient, state.hparams, config.num_ensemble
     alpha = jnp.exp(sg(state.log_alpha))
     mean, log_std = members_policy(nets, sg(actors), batch['next_obs'])
-    a_next, logp_next = tanh_gaussian_sample(key, mean, log_std)                     # [N, B, A], [N, B]
+    a_next, logp_next = tanh_gaussian_sample(key, mean, log_std)  # [N, B, A], [N, B]
     if config.uses_variance:
-        mu_x, lv_x = cross_critic_per_action_set(state.target, batch['next_obs'], a_next)   # [N_l, 2, N_j, B]
-        q_next = jnp.diagonal(mu_x, axis1=0, axis2=2).transpose(2, 0, 1)               # [N, 2, B]: the own twins
+        mu_x, lv_x = cross_critic_per_action_set(state.target, batch['next_obs'], a_next)  # [N_l, 2, N_j, B]
+        q_next = jnp.diagonal(mu_x, axis1=0, axis2=2).transpose(2, 0, 1)  # [N, 2, B]: the own twins
     else:
         q_next = members_critic(nets, state.target, batch['next_obs'], a_next)[0]
-    target = sg(jax.vmap(clipped_soft_target, (None, None, None, 0, 0, 0))(
-        batch['reward'], batch['discount'], h.discount, q_next, logp_next, alpha))     # [N, B]
+    target = sg(
+        jax.vmap(clipped_soft_target, (None, None, None, 0, 0, 0))(
+            batch['reward'], batch['discount'], h.discount, q_next, logp_next, alpha
+        )
+    )  # [N, B]
     if config.uses_variance:
         spread = twin_mixture_variance(mu_x, lv_x, jnp.argmin(q_next, 1), config.variance_rule(), config.log_var_clip)
         var = sg(target_variance(spread, h.discount, batch['discount']))
     else:
         var = jnp.ones_like(target)
-    mask = batch['mask'].T                                                             # [N, B]
+    mask = batch['mask'].T  # [N, B]
     w = member_weights(config, h, var, mask > 0)
-    mu, log_var = members_critic(nets, critics, batch['obs'], jnp.broadcast_to(batch['action'], (N, *batch['action'].shape)))
-    nll = gaussian_nll(mu, log_var, target[:, None], mask[:, None], log_var_clip=config.log_var_clip)   # [N, 2]
+    mu, log_var = members_critic(
+        nets, critics, batch['obs'], jnp.broadcast_to(batch['action'], (N, *batch['action'].shape))
+    )
+    nll = gaussian_nll(mu, log_var, target[:, None], mask[:, None], log_var_clip=config.log_var_clip)  # [N, 2]
     loss = jnp.sum(w[:, None] * jnp.square(mu - target[:, None]), -1) + h.la_weight * nll
     return dict(target=target, var=var, weights=w, mu=mu, log_var=log_var, nll=nll, loss=loss)
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0026
-def actor_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: SACState, batch: dict,
-                key: jax.Array) -> dict:
+def actor_terms(
+    nets: SACNetworks, config: SACConfig, actors, critics, state: SACState, batch: dict, key: jax.Array
+) -> dict:
     '''Member j's reparameterised `a~ ~ pi_j(s)`, its log-density, the min-twin value (critics constant), the online
     ensemble's variance there (Algorithm 3, line 18), the weights and the actor's loss (Eq. 15): `loss [N]`.
     Only `actors` receives gradients.'''
     sg = jax.lax.stop_gradient
     alpha = jnp.exp(sg(state.log_alpha))
     mean, log_std = members_policy(nets, actors, batch['obs'])
-    action, logp = tanh_gaussian_sample(key, mean, log_std)                           # [N, B, A], [N, B]
-    q, q_log_var = members_critic(nets, sg(critics), batch['obs'], action)              # [N, 2, B]
+    action, logp = tanh_gaussian_sample(key, mean, log_std)  # [N, B, A], [N, B]
+    q, q_log_var = members_critic(nets, sg(critics), batch['obs'], action)  # [N, 2, B]
     q_min, mask = jnp.min(q, 1), batch['mask'].T
     if config.uses_variance and config.actor_weighting:
         mu_x, lv_x = cross_critic_per_action_set(sg(critics), batch['obs'], sg(action), (sg(q), sg(q_log_var)))
@@ -309,6 +351,7 @@ def actor_terms(nets: SACNetworks, config: SACConfig, actors, critics, state: SA
 def sac_loss(nets: SACNetworks, config: SACConfig, target_entropy: float):
     '''The loss `(params, state, batch, key) -> (total, metrics)`, `params = (actors, critics, log_alpha)`: the sum
     of the critics' (Eq. 10), the actors' (Eq. 15) and the temperatures' losses, whose gradient is each group's own.'''
+
     def loss(params, state, batch, key):
         actors, critics, log_alpha = params
         k_critic, k_actor = jax.random.split(key)
@@ -316,32 +359,49 @@ def sac_loss(nets: SACNetworks, config: SACConfig, target_entropy: float):
         a = actor_terms(nets, config, actors, critics, state, batch, k_actor)
         mask = batch['mask'].T
         alpha_loss = jax.vmap(temperature_loss, (0, 0, None, 0))(log_alpha, a['log_prob'], target_entropy, mask)
-        n, valid = jnp.maximum(mask.sum(), 1.), mask > 0
-        metrics = dict(loss=c['loss'].mean(), actor_loss=a['loss'].mean(), la_loss=c['nll'].mean(),
-                       alpha=jnp.exp(log_alpha).mean(), entropy=-jnp.sum(mask * a['log_prob']) / n,
-                       q=jnp.sum(mask * a['q']) / n, target_var=jnp.sum(mask * c['var']) / n,
-                       actor_var=jnp.sum(mask * a['var']) / n,
-                       ebs=jnp.mean(effective_batch_size(c['weights'], valid)),
-                       actor_ebs=jnp.mean(effective_batch_size(a['weights'], valid)))
+        n, valid = jnp.maximum(mask.sum(), 1.0), mask > 0
+        metrics = dict(
+            loss=c['loss'].mean(),
+            actor_loss=a['loss'].mean(),
+            la_loss=c['nll'].mean(),
+            alpha=jnp.exp(log_alpha).mean(),
+            entropy=-jnp.sum(mask * a['log_prob']) / n,
+            q=jnp.sum(mask * a['q']) / n,
+            target_var=jnp.sum(mask * c['var']) / n,
+            actor_var=jnp.sum(mask * a['var']) / n,
+            ebs=jnp.mean(effective_batch_size(c['weights'], valid)),
+            actor_ebs=jnp.mean(effective_batch_size(a['weights'], valid)),
+        )
         return c['loss'].sum() + a['loss'].sum() + alpha_loss.sum(), metrics
+
     return loss
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0032
 def sac_update(nets: SACNetworks, config: SACConfig, target_entropy: float):
     "One gradient step of every member: all gradients at the pre-update parameters, then Adam, then Polyak targets."
     loss = sac_loss(nets, config, target_entropy)
-    opt = member_optimizer(1.)        # the learning rates live in the optimizer states (set at init from hparams)
+    opt = member_optimizer(1.0)  # the learning rates live in the optimizer states (set at init from hparams)
 
     def update(state: SACState, key: jax.Array) -> tuple:
         k_batch, k_loss = jax.random.split(key)
         batch = replay_sample(state.replay, k_batch, config.batch_size)
-        grads, metrics = jax.grad(loss, has_aux=True)((state.actor, state.critic, state.log_alpha), state, batch, k_loss)
+        grads, metrics = jax.grad(loss, has_aux=True)(
+            (state.actor, state.critic, state.log_alpha), state, batch, k_loss
+        )
         actors, actor_opt = fused_step(opt, state.actor, state.actor_opt, grads[0])
         critics, critic_opt = fused_step(opt, state.critic, state.critic_opt, grads[1])
         log_alpha, alpha_opt = fused_step(opt, state.log_alpha, state.alpha_opt, grads[2])
-        return state.replace(actor=actors, critic=critics, target=polyak(critics, state.target, state.hparams.tau),
-                             log_alpha=log_alpha, actor_opt=actor_opt, critic_opt=critic_opt, alpha_opt=alpha_opt,
-                             updates=state.updates + 1), metrics
+        return state.replace(
+            actor=actors,
+            critic=critics,
+            target=polyak(critics, state.target, state.hparams.tau),
+            log_alpha=log_alpha,
+            actor_opt=actor_opt,
+            critic_opt=critic_opt,
+            alpha_opt=alpha_opt,
+            updates=state.updates + 1,
+        ), metrics
+
     return update
 
 # %% ../../nbs/72_agents.iv_sac.ipynb #is0035
@@ -367,39 +427,46 @@ def make_sac(config: SACConfig, spec: EnvSpec) -> Agent:
     high = jnp.asarray(spec.action_high, jnp.float32).reshape(-1)
     mid, half = (high + low) / 2, (high - low) / 2
     to_env = lambda a: (mid + half * a).reshape(spec.action_shape)
-    update = sac_update(nets, config, -float(A))                       # target entropy -|A|
+    update = sac_update(nets, config, -float(A))  # target entropy -|A|
     init = partial(init_sac, nets, config)
-    no_metrics = jax.eval_shape(lambda k: update(init(k, jnp.zeros(spec.obs_shape), config.hparams()), k)[1],
-                                jax.random.PRNGKey(0))
+    no_metrics = jax.eval_shape(
+        lambda k: update(init(k, jnp.zeros(spec.obs_shape), config.hparams()), k)[1], jax.random.PRNGKey(0)
+    )
 
-    def ucb_member(state, obs, proposals):                              # exploration='ucb': Eq. 16 over the N
-        q = cross_critic(nets, state.critic, obs.reshape(1, -1), proposals[:, None])[0][..., 0]   # [N_l, 2, N]
+    def ucb_member(state, obs, proposals):  # exploration='ucb': Eq. 16 over the N
+        q = cross_critic(nets, state.critic, obs.reshape(1, -1), proposals[:, None])[0][..., 0]  # [N_l, 2, N]
         return ucb_choice(q, state.hparams.ucb_lambda)
 
-    def episode_member(state, obs, proposals):                          # exploration='bootstrap': this episode's
+    def episode_member(state, obs, proposals):  # exploration='bootstrap': this episode's
         return state.head
 
-    choose = ucb_member if config.exploration == 'ucb' else episode_member       # the variant, chosen once
+    choose = ucb_member if config.exploration == 'ucb' else episode_member  # the variant, chosen once
 
     def act(state, obs, key):
         k_pi, k_warm = jax.random.split(key)
         mean, log_std = members_policy(nets, state.actor, obs.reshape(1, -1))
-        proposals, _ = tanh_gaussian_sample(k_pi, mean[:, 0], log_std[:, 0])       # [N, A]: one per member
+        proposals, _ = tanh_gaussian_sample(k_pi, mean[:, 0], log_std[:, 0])  # [N, A]: one per member
         action = proposals[choose(state, obs, proposals)]
         if config.uniform_warmup:
-            uniform = jax.random.uniform(k_warm, (A,), minval=-1., maxval=1.)
+            uniform = jax.random.uniform(k_warm, (A,), minval=-1.0, maxval=1.0)
             action = jnp.where(state.steps < config.min_replay_size, uniform, action)
         return to_env(action), state
 
     def observe(state, tr, key):
         k_mask, k_update, k_head = jax.random.split(key, 3)
-        item = dict(obs=tr.obs.reshape(-1), action=jnp.clip((tr.action.reshape(-1) - mid) / half, -1., 1.),
-                    reward=tr.reward.astype(jnp.float32), discount=tr.discount.astype(jnp.float32),
-                    next_obs=tr.next_obs.reshape(-1), mask=mask_with_one(k_mask, N, state.hparams.mask_prob))
+        item = dict(
+            obs=tr.obs.reshape(-1),
+            action=jnp.clip((tr.action.reshape(-1) - mid) / half, -1.0, 1.0),
+            reward=tr.reward.astype(jnp.float32),
+            discount=tr.discount.astype(jnp.float32),
+            next_obs=tr.next_obs.reshape(-1),
+            mask=mask_with_one(k_mask, N, state.hparams.mask_prob),
+        )
         state = state.replace(replay=replay_add(state.replay, item), steps=state.steps + 1)
         zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), no_metrics)
-        state, metrics = jax.lax.cond(state.replay.size >= config.min_replay_size, update,
-                                      lambda s, k: (s, zeros), state, k_update)
+        state, metrics = jax.lax.cond(
+            state.replay.size >= config.min_replay_size, update, lambda s, k: (s, zeros), state, k_update
+        )
         head = jnp.where(tr.done, jax.random.randint(k_head, (), 0, N), state.head)
         return state.replace(head=head), metrics
 
@@ -416,14 +483,27 @@ _SAC_OPTIONS = ('ucb_lambda', 'mask_prob')
 
 def _sac_entry(name: str, description: str, options: tuple) -> AgentEntry:
     "One of the three: the shared learner with its `SAC_PRESETS` settings, on box action spaces."
-    return AgentEntry(name, SACConfig, make_sac, description, defaults=SAC_PRESETS[name], options=options,
-                      golden=(GoldenCase(name, dict(min_replay_size=32, batch_size=32), envs=('pendulum',)),),
-                      docs=IV_RL_DOCS, continuous=True)
+    return AgentEntry(
+        name,
+        SACConfig,
+        make_sac,
+        description,
+        defaults=SAC_PRESETS[name],
+        options=options,
+        golden=(GoldenCase(name, dict(min_replay_size=32, batch_size=32), envs=('pendulum',)),),
+        docs=IV_RL_DOCS,
+        continuous=True,
+    )
 
 
 ENTRIES = (
     _sac_entry('sac', 'SAC: tanh-Gaussian actor, twin critics, automatic entropy tuning', ()),
-    _sac_entry('ensemble_sac', 'Ensemble SAC: N SAC agents on bootstrap masks, acting by UCB over the 2N critics',
-               _SAC_OPTIONS),
-    _sac_entry('iv_sac', 'IV-SAC: ensemble SAC with var-critics, BIV-weighted critic and actor losses, loss attenuation',
-               _SAC_OPTIONS + ('weighting', 'mebs_ratio', 'xi', 'la_weight')))
+    _sac_entry(
+        'ensemble_sac', 'Ensemble SAC: N SAC agents on bootstrap masks, acting by UCB over the 2N critics', _SAC_OPTIONS
+    ),
+    _sac_entry(
+        'iv_sac',
+        'IV-SAC: ensemble SAC with var-critics, BIV-weighted critic and actor losses, loss attenuation',
+        _SAC_OPTIONS + ('weighting', 'mebs_ratio', 'xi', 'la_weight'),
+    ),
+)

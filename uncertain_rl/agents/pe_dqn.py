@@ -20,8 +20,14 @@ import numpy as np
 from flax import struct
 
 from ..acting import random_argmax, linear_epsilon
-from .ensemble_q import (ReplayLearnerConfig, flat_observation, learn,
-                                            target_table_rows, tabulate_rows, table_or_evaluate)
+from uncertain_rl.agents.ensemble_q import (
+    ReplayLearnerConfig,
+    flat_observation,
+    learn,
+    target_table_rows,
+    tabulate_rows,
+    table_or_evaluate,
+)
 from ..checks import option, integer, number, choice, boolean, sizes, optional
 from ..ensembles import EnsembleNetwork, KERNEL_INITS, make_ensemble, one_hot_index
 from ..learning import member_optimizer
@@ -40,7 +46,7 @@ def member_distributions(outputs: jax.Array, is_quantile, supports: jax.Array) -
     q = np.asarray(is_quantile, bool).reshape(shape)
     support = supports.reshape((M,) + (1,) * (outputs.ndim - 2) + (K,))
     atoms = jnp.where(q, outputs, support)
-    probs = jnp.where(q, 1. / K, jax.nn.softmax(outputs, -1))
+    probs = jnp.where(q, 1.0 / K, jax.nn.softmax(outputs, -1))
     return atoms, probs
 
 
@@ -61,13 +67,14 @@ def categorical_loss(logits: jax.Array, support: jax.Array, atoms: jax.Array, we
     return -(target * jax.nn.log_softmax(logits)).sum()
 
 
-def projection_losses(outputs: jax.Array, is_quantile, supports: jax.Array, atoms: jax.Array, weights: jax.Array,
-                      kappa: float = 1.) -> jax.Array:
+def projection_losses(
+    outputs: jax.Array, is_quantile, supports: jax.Array, atoms: jax.Array, weights: jax.Array, kappa: float = 1.0
+) -> jax.Array:
     """Each member's loss towards its own projection of a target: outputs `[M, K]` at the taken action, targets
     `atoms, weights [M, J]` (the same row for every member under the mixture operator). Quantile members take the
     quantile-Huber loss (Eq. 11, normalised), categorical ones the cross-entropy (Eq. 12). Returns `[M]`."""
     q = np.asarray(is_quantile, bool)
-    qi, ci = np.flatnonzero(q), np.flatnonzero(~q)          # static: each group is vmapped, no loop over members
+    qi, ci = np.flatnonzero(q), np.flatnonzero(~q)  # static: each group is vmapped, no loop over members
     losses = jnp.zeros(outputs.shape[0], outputs.dtype)
     if len(qi):
         qr = jax.vmap(lambda o, a, w: quantile_huber_loss(o, a, w, kappa))(outputs[qi], atoms[qi], weights[qi])
@@ -84,7 +91,8 @@ def disagreement(atoms: jax.Array, probs: jax.Array, grid: jax.Array | None = No
     """w_avg of members `atoms, probs [M, K]`: exact w_1 between them (`grid=None`, the paper's; by the sort-free merge,
     `is_sorted [M]` static: the members with sorted atoms, the C51 ones), or after projecting every member onto `grid`
     first (the authors' code's "projected" variant, bounded by the grid's width)."""
-    if grid is None: return ensemble_disagreement(atoms, probs, is_sorted)
+    if grid is None:
+        return ensemble_disagreement(atoms, probs, is_sorted)
     return grid_disagreement(jax.vmap(categorical_projection, (0, 0, None))(atoms, probs, grid), grid)
 
 
@@ -109,56 +117,82 @@ VALUE_MEMBERS = {'none': ('qr', 'c51'), 'ind': ('qr', 'c51'), 'c51c51': ('c51', 
 
 @dataclass(frozen=True)
 class PEDQNConfig(ReplayLearnerConfig):
-    "PE-DQN: the paper's bsuite column (Table 4), a narrower network and a smaller QR prior (preset `paper`: Table 4's)."
+    """PE-DQN: the paper's bsuite column (Table 4), a narrower network and a smaller QR prior (preset `paper`: Table
+    4's)."""
+
     hidden_sizes: tuple = option((128,), sizes(), help='hidden layer widths of each of the four models (Table 4: 512)')
-    num_atoms: int = option(51, integer(2), help='K: atoms of the C51 members, quantiles of the QR members (Table 4: 101)')
-    v_min: float | None = option(None, optional(number()),
-                                 help="lowest return on the C51 support (None: the environment's declared range)")
-    v_max: float | None = option(None, optional(number()),
-                                 help="highest return on the C51 support (None: the environment's declared range)")
-    bonus_max: float | None = option(None, optional(number(0, low_open=True)),
-                                     help="top of the bonus members' C51 support [0, bonus_max] (None: 2 (v_max - v_min))")
-    kappa: float = option(1., number(0), help='quantile-Huber threshold κ')
+    num_atoms: int = option(
+        51, integer(2), help='K: atoms of the C51 members, quantiles of the QR members (Table 4: 101)'
+    )
+    v_min: float | None = option(
+        None, optional(number()), help="lowest return on the C51 support (None: the environment's declared range)"
+    )
+    v_max: float | None = option(
+        None, optional(number()), help="highest return on the C51 support (None: the environment's declared range)"
+    )
+    bonus_max: float | None = option(
+        None,
+        optional(number(0, low_open=True)),
+        help="top of the bonus members' C51 support [0, bonus_max] (None: 2 (v_max - v_min))",
+    )
+    kappa: float = option(1.0, number(0), help='quantile-Huber threshold κ')
     kernel_init: str = option('he_truncated_normal', choice(*KERNEL_INITS), help='weight initialisation')
     row_lookup: bool = option(True, boolean(), help='one-hot observations enter the first layer as row lookups')
-    ablation: str = option('none', choice(*PE_ABLATIONS),
-                           help='PE-DQN: none, ind (own targets, act on w_avg), c51c51 or qrqr (one projection)')
-    bonus_mode: str = option('distributional', choice(*BONUS_MODES),
-                             help='bonus estimator: distributional (App. B.2) or scalar_mse (Algorithm 1)')
+    ablation: str = option(
+        'none',
+        choice(*PE_ABLATIONS),
+        help='PE-DQN: none, ind (own targets, act on w_avg), c51c51 or qrqr (one projection)',
+    )
+    bonus_mode: str = option(
+        'distributional',
+        choice(*BONUS_MODES),
+        help='bonus estimator: distributional (App. B.2) or scalar_mse (Algorithm 1)',
+    )
     disagreement: str = option('exact', choice(*DISAGREEMENTS), help='w_1 exact, or after projecting onto the C51 grid')
     episodic_bonus: bool = option(True, boolean(), help='the bonus does not bootstrap across episode ends')
     learning_rate: float = 5e-4
-    adam_eps: float = .001 / 128
-    prior_scale: float = option(5., number(0), traced=True, help='prior scale of the QR value members (Table 4: 20)')
-    prior_scale_c51: float = option(0., number(0), traced=True, help='prior scale of the C51 value members (pre-softmax)')
-    beta: float = option(5., number(0), traced=True, help='PE-DQN: bonus weight β (at the start of a decay)')
-    beta_final: float = option(1., number(0), traced=True, help='PE-DQN: β at the end of its decay')
-    beta_decay_episodes: int | None = option(None, optional(integer(0)), traced=lambda v: 0 if v is None else v,
-                                             help="episodes of the linear β decay (0: constant β; None: a third of "
-                                                  "the environment's training horizon, else constant)")
-    bonus_discount: float = option(.99, number(0, 1), traced=True, help='discount of the bonus γ_u')
+    adam_eps: float = 0.001 / 128
+    prior_scale: float = option(5.0, number(0), traced=True, help='prior scale of the QR value members (Table 4: 20)')
+    prior_scale_c51: float = option(
+        0.0, number(0), traced=True, help='prior scale of the C51 value members (pre-softmax)'
+    )
+    beta: float = option(5.0, number(0), traced=True, help='PE-DQN: bonus weight β (at the start of a decay)')
+    beta_final: float = option(1.0, number(0), traced=True, help='PE-DQN: β at the end of its decay')
+    beta_decay_episodes: int | None = option(
+        None,
+        optional(integer(0)),
+        traced=lambda v: 0 if v is None else v,
+        help="episodes of the linear β decay (0: constant β; None: a third of "
+        "the environment's training horizon, else constant)",
+    )
+    bonus_discount: float = option(0.99, number(0, 1), traced=True, help='discount of the bonus γ_u')
 
     @property
-    def value_members(self) -> tuple: return VALUE_MEMBERS[self.ablation]
+    def value_members(self) -> tuple:
+        return VALUE_MEMBERS[self.ablation]
 
     def __post_init__(self):
         super().__post_init__()
         if (self.v_min is None) != (self.v_max is None):
-            raise ValueError(f"v_min and v_max must both be set or both be None (the environment's range), got "
-                             f"v_min={self.v_min!r}, v_max={self.v_max!r}")
+            raise ValueError(
+                f"v_min and v_max must both be set or both be None (the environment's range), got "
+                f"v_min={self.v_min!r}, v_max={self.v_max!r}"
+            )
         if self.v_min is not None and not self.v_min < self.v_max:
             raise ValueError(f"v_min must be below v_max, got v_min={self.v_min!r}, v_max={self.v_max!r}")
 
     def support(self) -> tuple:
         "(v_min, v_max) of the C51 members: set, or filled from the environment by `pe_dqn_for_env`."
         if self.v_min is None:
-            raise ValueError("v_min and v_max are None: the C51 support comes from the environment's declared return "
-                             "range (pe_dqn_for_env, applied by registry.config_for_env and every experiment); "
-                             "set them for an environment that declares none")
+            raise ValueError(
+                "v_min and v_max are None: the C51 support comes from the environment's declared return "
+                "range (pe_dqn_for_env, applied by registry.config_for_env and every experiment); "
+                "set them for an environment that declares none"
+            )
         return self.v_min, self.v_max
 
 
-PE_DQN_PAPER = dict(hidden_sizes=(512,), num_atoms=101, prior_scale=20.)  # the paper's (Table 4): the preset `paper`
+PE_DQN_PAPER = dict(hidden_sizes=(512,), num_atoms=101, prior_scale=20.0)  # the paper's (Table 4): the preset `paper`
 
 
 def pe_dqn_for_env(config: PEDQNConfig, facts: EnvFacts) -> PEDQNConfig:
@@ -174,29 +208,44 @@ def pe_dqn_for_env(config: PEDQNConfig, facts: EnvFacts) -> PEDQNConfig:
 # %% ../../nbs/51_pe_dqn.ipynb #pe000020
 class PENetworks(NamedTuple):
     "The four models as one ensemble (value members, then bonus members), the value members' priors, and supports."
-    net: EnsembleNetwork           # apply(params, x) -> [4, A K]
-    prior: EnsembleNetwork         # apply(params, x) -> [2, A K]: the value members' priors
+
+    net: EnsembleNetwork  # apply(params, x) -> [4, A K]
+    prior: EnsembleNetwork  # apply(params, x) -> [2, A K]: the value members' priors
     encode: Callable
-    is_quantile: np.ndarray        # [4]: which members are quantile models
-    supports: jax.Array            # [4, K]: each member's C51 support (unused for quantile members)
+    is_quantile: np.ndarray  # [4]: which members are quantile models
+    supports: jax.Array  # [4, K]: each member's C51 support (unused for quantile members)
     num_actions: int
     num_atoms: int
-    table_rows: int = 0            # > 0: the target's outputs are tabulated at each sync (ensemble_q's target table)
+    table_rows: int = 0  # > 0: the target's outputs are tabulated at each sync (ensemble_q's target table)
 
 
 def make_pe_networks(config: PEDQNConfig, spec: EnvSpec) -> PENetworks:
     "The networks of `config` for an environment with `spec`: 4 independent MLPs, one vmapped forward."
     A, K = spec.num_actions, config.num_atoms
     lookup = config.row_lookup and spec.one_hot_obs
-    make = lambda m: make_ensemble(m, A * K, config.hidden_sizes, False, lookup, int(np.prod(spec.obs_shape)),
-                                   kernel_init=KERNEL_INITS[config.kernel_init])
+    make = lambda m: make_ensemble(
+        m,
+        A * K,
+        config.hidden_sizes,
+        False,
+        lookup,
+        int(np.prod(spec.obs_shape)),
+        kernel_init=KERNEL_INITS[config.kernel_init],
+    )
     kinds = config.value_members + ('qr', 'c51')
     v_min, v_max = config.support()
     bonus_max = 2 * (v_max - v_min) if config.bonus_max is None else config.bonus_max
-    z, zu = jnp.linspace(v_min, v_max, K), jnp.linspace(0., bonus_max, K)
-    return PENetworks(make(4), make(2), one_hot_index if lookup else flat_observation,
-                      np.array([k == 'qr' for k in kinds]), jnp.stack([z, z, zu, zu]), A, K,
-                      target_table_rows(config, spec, lookup))
+    z, zu = jnp.linspace(v_min, v_max, K), jnp.linspace(0.0, bonus_max, K)
+    return PENetworks(
+        make(4),
+        make(2),
+        one_hot_index if lookup else flat_observation,
+        np.array([k == 'qr' for k in kinds]),
+        jnp.stack([z, z, zu, zu]),
+        A,
+        K,
+        target_table_rows(config, spec, lookup),
+    )
 
 
 def pe_outputs(nets: PENetworks, params, prior, hparams, x: jax.Array) -> jax.Array:
@@ -214,11 +263,12 @@ def pe_target_table(nets: PENetworks, params, prior, hparams) -> jax.Array:
 # %% ../../nbs/51_pe_dqn.ipynb #pe000023
 class PEHeads(NamedTuple):
     "What PE-DQN reads off the four models at one state, per action."
-    atoms: jax.Array               # [4, A, K]
-    probs: jax.Array               # [4, A, K]
-    q: jax.Array                   # [A]: the value mixture's mean
-    w: jax.Array                   # [A]: w_avg of the value members
-    bonus: jax.Array               # [A]: the bonus b the agent acts on
+
+    atoms: jax.Array  # [4, A, K]
+    probs: jax.Array  # [4, A, K]
+    q: jax.Array  # [A]: the value mixture's mean
+    w: jax.Array  # [A]: w_avg of the value members
+    bonus: jax.Array  # [A]: the bonus b the agent acts on
 
 
 def propagated_bonus(atoms, probs, outputs, w) -> jax.Array:
@@ -238,10 +288,11 @@ def w_bonus(atoms, probs, outputs, w) -> jax.Array:
 
 class PERules(NamedTuple):
     "A PE-DQN variant as functions and data, chosen once from its config (`make_pe_rules`); no name is compared later."
-    grid: jax.Array | None         # the C51 grid on which w_1 is measured after projection (None: exact w_1)
-    bonus: Callable                # (atoms, probs, outputs, w) -> [A]: the bonus the agent acts on
-    value_target: Callable         # (heads at s', r, γ, target atoms, target probs) -> (atoms [2, M], weights, a')
-    bonus_loss: Callable           # the bonus members' loss of one transition (below): [2]
+
+    grid: jax.Array | None  # the C51 grid on which w_1 is measured after projection (None: exact w_1)
+    bonus: Callable  # (atoms, probs, outputs, w) -> [A]: the bonus the agent acts on
+    value_target: Callable  # (heads at s', r, γ, target atoms, target probs) -> (atoms [2, M], weights, a')
+    bonus_loss: Callable  # the bonus members' loss of one transition (below): [2]
 
 
 def pe_heads(nets: PENetworks, rules: PERules, outputs: jax.Array) -> PEHeads:
@@ -260,11 +311,11 @@ class PEDQNState:
     replay: Any
     env_steps: jax.Array
     sgd_steps: jax.Array
-    episodes: jax.Array            # episodes completed: the β schedule's clock
-    w_act: jax.Array               # diagnostic: w_avg of the action last taken
-    bonus_act: jax.Array           # diagnostic: the bonus of the action last taken
+    episodes: jax.Array  # episodes completed: the β schedule's clock
+    w_act: jax.Array  # diagnostic: w_avg of the action last taken
+    bonus_act: jax.Array  # diagnostic: the bonus of the action last taken
     hparams: Any
-    target_q: Any = None           # with a target table: the target's outputs [rows, 4, A, K] on every observation
+    target_q: Any = None  # with a target table: the target's outputs [rows, 4, A, K] on every observation
 
 
 def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.Array, hparams) -> PEDQNState:
@@ -273,13 +324,24 @@ def init_pe_dqn(nets: PENetworks, config: PEDQNConfig, key: jax.Array, obs: jax.
     x = nets.encode(obs)
     online = nets.net.init(k_online, x)
     item = dict(obs=x, action=jnp.int32(0), reward=jnp.float32(0), discount=jnp.float32(0), next_obs=x)
-    zero = jnp.float32(0.)
+    zero = jnp.float32(0.0)
     prior = nets.prior.init(k_prior, x)
-    return PEDQNState(online=online, target=online, prior=prior,
-                      opt_state=member_optimizer(hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope()).init(online),
-                      replay=replay_init(item, config.replay_capacity), env_steps=jnp.int32(0), sgd_steps=jnp.int32(0),
-                      episodes=jnp.int32(0), w_act=zero, bonus_act=zero, hparams=hparams,
-                      target_q=pe_target_table(nets, online, prior, hparams) if nets.table_rows else None)
+    return PEDQNState(
+        online=online,
+        target=online,
+        prior=prior,
+        opt_state=member_optimizer(
+            hparams.learning_rate, config.max_grad_norm, config.adam_eps, config.gradient_clip_scope()
+        ).init(online),
+        replay=replay_init(item, config.replay_capacity),
+        env_steps=jnp.int32(0),
+        sgd_steps=jnp.int32(0),
+        episodes=jnp.int32(0),
+        w_act=zero,
+        bonus_act=zero,
+        hparams=hparams,
+        target_q=pe_target_table(nets, online, prior, hparams) if nets.table_rows else None,
+    )
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000027
 def mixture_targets(nxt: PEHeads, reward, gamma, t_atoms, t_probs) -> tuple:
@@ -291,31 +353,40 @@ def mixture_targets(nxt: PEHeads, reward, gamma, t_atoms, t_probs) -> tuple:
 
 def own_targets(nxt: PEHeads, reward, gamma, t_atoms, t_probs) -> tuple:
     "`[Ind.]`: member i bootstraps from its own greedy a' and its own target distribution."
-    a_next = jnp.argmax((nxt.atoms[:2] * nxt.probs[:2]).sum(-1), -1)                  # [2]
+    a_next = jnp.argmax((nxt.atoms[:2] * nxt.probs[:2]).sum(-1), -1)  # [2]
     own = lambda i: (reward + gamma * t_atoms[i, a_next[i]], t_probs[i, a_next[i]])
     atoms, weights = jax.vmap(own)(jnp.arange(2))
     return atoms, weights, a_next
 
 
-def propagated_bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
-                          t_probs) -> jax.Array:
+def propagated_bonus_loss(
+    nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms, t_probs
+) -> jax.Array:
     "App. B.2: the bonus members project the atoms gamma_u (z + w~(s', a'_eps)), a'_eps the optimistic greedy action."
     w_next = jax.lax.stop_gradient(nxt.w)
     a_eps = jnp.argmax(nxt.q + beta * nxt.bonus)
-    u_atoms, u_probs = mixture_target(0., gamma_u, t_atoms[2:, a_eps] + w_next[a_eps], t_probs[2:, a_eps])
-    return projection_losses(out[2:, action], nets.is_quantile[2:], nets.supports[2:],
-                             jnp.stack([u_atoms, u_atoms]), jnp.stack([u_probs, u_probs]), config.kappa)
+    u_atoms, u_probs = mixture_target(0.0, gamma_u, t_atoms[2:, a_eps] + w_next[a_eps], t_probs[2:, a_eps])
+    return projection_losses(
+        out[2:, action],
+        nets.is_quantile[2:],
+        nets.supports[2:],
+        jnp.stack([u_atoms, u_atoms]),
+        jnp.stack([u_probs, u_probs]),
+        config.kappa,
+    )
 
 
-def scalar_bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
-                      t_probs) -> jax.Array:
+def scalar_bonus_loss(
+    nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms, t_probs
+) -> jax.Array:
     "Algorithm 1: the scalar network regresses on r_intr = w_avg(s, a) plus its discounted target at the greedy a'."
     target = jax.lax.stop_gradient(w_sa + gamma_u * out_next_target[2, a_next].mean())
-    return jnp.stack([(out[2, action].mean() - target) ** 2, 0.])
+    return jnp.stack([(out[2, action].mean() - target) ** 2, 0.0])
 
 
-def no_bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
-                  t_probs) -> jax.Array:
+def no_bonus_loss(
+    nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms, t_probs
+) -> jax.Array:
     "`[Ind.]`: no bonus is learned."
     return jnp.zeros(2)
 
@@ -323,50 +394,70 @@ def no_bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, g
 def make_pe_rules(config: PEDQNConfig, nets: PENetworks) -> PERules:
     "The functions of `config`'s variant, chosen here once: the ablation, the bonus mode and the w_1 grid."
     grid = nets.supports[1] if config.disagreement == 'projected' else None
-    if config.ablation == 'ind': return PERules(grid, w_bonus, own_targets, no_bonus_loss)
-    if config.bonus_mode == 'scalar_mse': return PERules(grid, scalar_bonus, mixture_targets, scalar_bonus_loss)
+    if config.ablation == 'ind':
+        return PERules(grid, w_bonus, own_targets, no_bonus_loss)
+    if config.bonus_mode == 'scalar_mse':
+        return PERules(grid, scalar_bonus, mixture_targets, scalar_bonus_loss)
     return PERules(grid, propagated_bonus, mixture_targets, propagated_bonus_loss)
 
 
-def pe_sample_loss(nets: PENetworks, rules: PERules, config: PEDQNConfig, beta, hparams, out, out_next,
-                   out_next_target, action, reward, done_discount) -> tuple:
+def pe_sample_loss(
+    nets: PENetworks,
+    rules: PERules,
+    config: PEDQNConfig,
+    beta,
+    hparams,
+    out,
+    out_next,
+    out_next_target,
+    action,
+    reward,
+    done_discount,
+) -> tuple:
     """The loss of one transition (§5.1, App. B.2): `out`, `out_next` online outputs at s and s', `out_next_target` the
     target network's at s', each `[4, A, K]`; `done_discount` is 0 at termination, else 1. Returns (loss, metrics)."""
     V = slice(0, 2)
     nxt = pe_heads(nets, rules, jax.lax.stop_gradient(out_next))
-    atoms_sa, probs_sa = member_distributions(jax.lax.stop_gradient(out[V, action]), nets.is_quantile[V], nets.supports[V])
+    atoms_sa, probs_sa = member_distributions(
+        jax.lax.stop_gradient(out[V, action]), nets.is_quantile[V], nets.supports[V]
+    )
     w_sa = disagreement(atoms_sa, probs_sa, rules.grid, ~nets.is_quantile[V])
     t_atoms, t_probs = member_distributions(out_next_target, nets.is_quantile, nets.supports)
     gamma = hparams.discount * done_discount
     atoms, weights, a_next = rules.value_target(nxt, reward, gamma, t_atoms, t_probs)
     value = projection_losses(out[V, action], nets.is_quantile[V], nets.supports[V], atoms, weights, config.kappa)
-    gamma_u = hparams.bonus_discount * (done_discount if config.episodic_bonus else 1.)
-    bonus = rules.bonus_loss(nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms,
-                             t_probs)
+    gamma_u = hparams.bonus_discount * (done_discount if config.episodic_bonus else 1.0)
+    bonus = rules.bonus_loss(
+        nets, config, beta, nxt, out, out_next_target, action, w_sa, gamma_u, a_next, t_atoms, t_probs
+    )
     v_min, v_max = config.support()
     clipped = ((atoms < v_min) | (atoms > v_max)).mean()
-    metrics = dict(value_loss=value.sum(), bonus_loss=bonus.sum(), w_avg=w_sa,
-                   target_clipped=clipped)
+    metrics = dict(value_loss=value.sum(), bonus_loss=bonus.sum(), w_avg=w_sa, target_clipped=clipped)
     return value.sum() + bonus.sum(), metrics
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000030
 def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
     "PE-DQN (or one of its ablations) for an environment with `spec`."
     nets = make_pe_networks(config, spec)
-    rules = make_pe_rules(config, nets)                  # the variant, chosen once
+    rules = make_pe_rules(config, nets)  # the variant, chosen once
     forward = lambda params, state, x: pe_outputs(nets, params, state.prior, state.hparams, x)
     batched = jax.vmap(forward, (None, None, 0))
     tabulate = lambda state: pe_target_table(nets, state.target, state.prior, state.hparams)
-    beta_now = lambda state: beta_schedule(state.episodes, state.hparams.beta, state.hparams.beta_final,
-                                           state.hparams.beta_decay_episodes)
+    beta_now = lambda state: beta_schedule(
+        state.episodes, state.hparams.beta, state.hparams.beta_final, state.hparams.beta_decay_episodes
+    )
 
     def loss(online, state, batch):
         beta = beta_now(state)
         per_sample = jax.vmap(lambda *a: pe_sample_loss(nets, rules, config, beta, state.hparams, *a))
-        losses, metrics = per_sample(batched(online, state, batch['obs']), batched(online, state, batch['next_obs']),
-                                     table_or_evaluate(state.target_q, batch['next_obs'],
-                                                       lambda x: batched(state.target, state, x)), batch['action'],
-                                     batch['reward'], batch['discount'])
+        losses, metrics = per_sample(
+            batched(online, state, batch['obs']),
+            batched(online, state, batch['next_obs']),
+            table_or_evaluate(state.target_q, batch['next_obs'], lambda x: batched(state.target, state, x)),
+            batch['action'],
+            batch['reward'],
+            batch['discount'],
+        )
         return losses.mean(), dict(loss=losses.mean(), **jax.tree.map(jnp.mean, metrics))
 
     def act(state, obs, key):
@@ -375,9 +466,13 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
         return action, state.replace(w_act=h.w[action], bonus_act=h.bonus[action])
 
     def observe(state, tr, key):
-        item = dict(obs=nets.encode(tr.obs), action=jnp.asarray(tr.action, jnp.int32),
-                    reward=jnp.asarray(tr.reward, jnp.float32), discount=jnp.asarray(tr.discount, jnp.float32),
-                    next_obs=nets.encode(tr.next_obs))
+        item = dict(
+            obs=nets.encode(tr.obs),
+            action=jnp.asarray(tr.action, jnp.int32),
+            reward=jnp.asarray(tr.reward, jnp.float32),
+            discount=jnp.asarray(tr.discount, jnp.float32),
+            next_obs=nets.encode(tr.next_obs),
+        )
         state = state.replace(replay=replay_add(state.replay, item), env_steps=state.env_steps + 1)
         state, metrics = learn(state, key, loss, config, tabulate)
         metrics = dict(metrics, w_act=state.w_act, bonus_act=state.bonus_act, beta=beta_now(state))
@@ -391,19 +486,52 @@ def make_pe_dqn(config: PEDQNConfig, spec: EnvSpec) -> Agent:
         h = jax.vmap(lambda o: pe_heads(nets, rules, forward(state.online, state, nets.encode(o))))(cells.obs)
         return dict(q_mean=h.q, w_avg=h.w, pe_bonus=h.bonus)
 
-    return Agent(lambda key, obs, hparams: init_pe_dqn(nets, config, key, obs, hparams), act, observe, greedy,
-                 config.hparams(), cell_signals)
+    return Agent(
+        lambda key, obs, hparams: init_pe_dqn(nets, config, key, obs, hparams),
+        act,
+        observe,
+        greedy,
+        config.hparams(),
+        cell_signals,
+    )
 
 # %% ../../nbs/51_pe_dqn.ipynb #9512f734
-ENTRIES = (AgentEntry(
-    'pe_dqn', PEDQNConfig, make_pe_dqn, 'PE-DQN: a QR + C51 projection ensemble, acting on mean + β·propagated w_1 bonus',
-    options=('prior_scale', 'beta', 'ablation'),
-    presets=(Preset('paper', PE_DQN_PAPER, (), "the paper's network and prior (Table 4): one hidden layer of 512 units, K = 101, QR prior 20"),),
-    signals=(ENSEMBLE_SIGNALS[0],
-             Signal('w_avg', 'PE-DQN w_avg', help="PE-DQN: w_1 between the QR and C51 value members (the local uncertainty)"),
-             Signal('pe_bonus', 'PE-DQN bonus b', help="PE-DQN: the propagated bonus the agent adds, times β, to the mean")),
-    golden=(GoldenCase('pe_dqn', dict(SMALL_REPLAY, v_min=-1., v_max=1.)),       # the support it was recorded with
-            *(GoldenCase(f'pe_dqn_{name}', dict(SMALL_REPLAY, v_min=-1., v_max=1., **variant), envs=('deep_sea',))
-              for name, variant in (('ind', dict(ablation='ind')), ('scalar', dict(bonus_mode='scalar_mse')),
-                                    ('projected', dict(disagreement='projected'))))),   # each rule of make_pe_rules
-    docs=DocsSection('Projection ensembles', ('50_projections', '51_pe_dqn')), for_env=pe_dqn_for_env),)
+ENTRIES = (
+    AgentEntry(
+        'pe_dqn',
+        PEDQNConfig,
+        make_pe_dqn,
+        'PE-DQN: a QR + C51 projection ensemble, acting on mean + β·propagated w_1 bonus',
+        options=('prior_scale', 'beta', 'ablation'),
+        presets=(
+            Preset(
+                'paper',
+                PE_DQN_PAPER,
+                (),
+                "the paper's network and prior (Table 4): one hidden layer of 512 units, K = 101, QR prior 20",
+            ),
+        ),
+        signals=(
+            ENSEMBLE_SIGNALS[0],
+            Signal(
+                'w_avg', 'PE-DQN w_avg', help="PE-DQN: w_1 between the QR and C51 value members (the local uncertainty)"
+            ),
+            Signal(
+                'pe_bonus', 'PE-DQN bonus b', help="PE-DQN: the propagated bonus the agent adds, times β, to the mean"
+            ),
+        ),
+        golden=(
+            GoldenCase('pe_dqn', dict(SMALL_REPLAY, v_min=-1.0, v_max=1.0)),  # the support it was recorded with
+            *(
+                GoldenCase(f'pe_dqn_{name}', dict(SMALL_REPLAY, v_min=-1.0, v_max=1.0, **variant), envs=('deep_sea',))
+                for name, variant in (
+                    ('ind', dict(ablation='ind')),
+                    ('scalar', dict(bonus_mode='scalar_mse')),
+                    ('projected', dict(disagreement='projected')),
+                )
+            ),
+        ),  # each rule of make_pe_rules
+        docs=DocsSection('Projection ensembles', ('50_projections', '51_pe_dqn')),
+        for_env=pe_dqn_for_env,
+    ),
+)

@@ -13,11 +13,31 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 
-from ..acting import (random_argmax, epsilon_greedy, uniform_head, ucb1_head, explore_prob_head,
-                                 episode_head, ensemble_vote)
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            q_spread, refresh_acting, store_transition, batch_td, learn,
-                                            cell_q, cell_td, ensemble_cell_signals, tabulate_target)
+from uncertain_rl.acting import (
+    random_argmax,
+    epsilon_greedy,
+    uniform_head,
+    ucb1_head,
+    explore_prob_head,
+    episode_head,
+    ensemble_vote,
+)
+from uncertain_rl.agents.ensemble_q import (
+    EnsembleQConfig,
+    make_q_network,
+    init_ensemble_q,
+    state_q,
+    acting_q,
+    q_spread,
+    refresh_acting,
+    store_transition,
+    batch_td,
+    learn,
+    cell_q,
+    cell_td,
+    ensemble_cell_signals,
+    tabulate_target,
+)
 from ..checks import option, integer, number, choice, optional, check_int
 from ..ensembles import member_std
 from ..learning import LOSSES, member_losses
@@ -33,23 +53,26 @@ HEAD_SELECTIONS = ('uniform', 'ucb1', 'explore_prob')
 @dataclass(frozen=True)
 class TDUConfig(EnsembleQConfig):
     "TDU: K exploiters on r, N explorers on r + beta * sigma; other fields as Bootstrapped DQN's (bsuite's defaults)."
+
     num_ensemble: int | None = option(None, optional(integer(2)), help='K + N (derived)')
-    prior_scale: float = 3.
+    prior_scale: float = 3.0
     num_exploiters: int = option(10, integer(2), help='TDU: K, exploiters trained on r')
     num_explorers: int = option(10, integer(0), help='TDU: N, explorers trained on r + β σ')
-    beta: float = option(1., number(0), traced=True, help='TDU: intrinsic reward scale β')
+    beta: float = option(1.0, number(0), traced=True, help='TDU: intrinsic reward scale β')
     sigma_ddof: int = option(1, choice(0, 1), help='TDU: ddof of σ (1: the paper, 0: the authors\' code)')
     ablation: str = option('none', choice(*TDU_ABLATIONS), help='TDU: none, qu (σ of Q) or q_ucb (act on Q + β σ_Q)')
     head_selection: str = option('uniform', choice(*HEAD_SELECTIONS), help='TDU: uniform, ucb1 or explore_prob')
-    p_explore: float = option(.5, number(0, 1), traced=True, help='TDU: probability of an explorer (explore_prob)')
-    ucb_eta: float = option(8., number(0), traced=True, help='TDU: UCB1 exploration weight η (ucb1)')
+    p_explore: float = option(0.5, number(0, 1), traced=True, help='TDU: probability of an explorer (explore_prob)')
+    ucb_eta: float = option(8.0, number(0), traced=True, help='TDU: UCB1 exploration weight η (ucb1)')
 
     def __post_init__(self):
         total = check_int('num_exploiters', self.num_exploiters, 2) + check_int('num_explorers', self.num_explorers, 0)
-        if self.num_ensemble is None: object.__setattr__(self, 'num_ensemble', total)
+        if self.num_ensemble is None:
+            object.__setattr__(self, 'num_ensemble', total)
         elif self.num_ensemble != total:
-            raise ValueError(f"num_ensemble must equal num_exploiters + num_explorers = {total}, "
-                             f"got {self.num_ensemble!r}")
+            raise ValueError(
+                f"num_ensemble must equal num_exploiters + num_explorers = {total}, got {self.num_ensemble!r}"
+            )
         super().__post_init__()
         if self.head_selection == 'explore_prob' and self.num_explorers == 0:
             raise ValueError("head_selection 'explore_prob' needs num_explorers >= 1, got 0")
@@ -94,29 +117,29 @@ def explore_prob_rule(state, key, K: int, E: int) -> jax.Array:
     return explore_prob_head(key, K, E - K, state.hparams.p_explore)
 
 
-SIGMAS = {'none': (td_sigma, cell_td_sigma), 'qu': (q_sigma, cell_q_sigma)}   # ablation -> (batch σ, cells' σ)
-HEAD_RULES = {'uniform': uniform_rule, 'ucb1': ucb1_rule, 'explore_prob': explore_prob_rule}   # head_selection ->
+SIGMAS = {'none': (td_sigma, cell_td_sigma), 'qu': (q_sigma, cell_q_sigma)}  # ablation -> (batch σ, cells' σ)
+HEAD_RULES = {'uniform': uniform_rule, 'ucb1': ucb1_rule, 'explore_prob': explore_prob_rule}  # head_selection ->
 
 
 def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
     "The TDU agent (or one of its ablations) for an environment with `spec`: its variants chosen here, once."
     qnet, loss_fn = make_q_network(config, spec), LOSSES[config.loss]
     K, E, ddof, q_ucb = config.num_exploiters, config.num_ensemble, config.sigma_ddof, config.ablation == 'q_ucb'
-    evaluated = E if q_ucb else K                              # members the greedy policy averages: the exploiters
-    sigma_of, cell_sigma_of = SIGMAS.get(config.ablation, (None, None))   # Q+UCB trains no explorer: no σ
+    evaluated = E if q_ucb else K  # members the greedy policy averages: the exploiters
+    sigma_of, cell_sigma_of = SIGMAS.get(config.ablation, (None, None))  # Q+UCB trains no explorer: no σ
     head_rule = HEAD_RULES[config.head_selection]
 
     def act(state, obs, key):
         k_tie, k_coin, k_action = jax.random.split(key, 3)
         q = acting_q(qnet, state, obs)
         values = q[state.head] + state.hparams.beta * member_std(q, ddof, axis=0) if q_ucb else q[state.head]
-        action = epsilon_greedy(k_coin, k_action, random_argmax(k_tie, values), state.hparams.epsilon,
-                                spec.num_actions)
+        action = epsilon_greedy(k_coin, k_action, random_argmax(k_tie, values), state.hparams.epsilon, spec.num_actions)
         return action, state.replace(q_std=q_spread(q))
 
     def loss(online, state, batch):
         td, q, _ = batch_td(qnet, config, online, state, batch)
-        if q_ucb: per_member, extra = member_losses(td, batch['mask'], loss_fn), {}
+        if q_ucb:
+            per_member, extra = member_losses(td, batch['mask'], loss_fn), {}
         else:
             sigma = sigma_of(td, q, batch['action'], K, ddof)
             per_member = member_losses(explorer_td(td, sigma, K, state.hparams.beta), batch['mask'], loss_fn)
@@ -127,8 +150,12 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
         state = refresh_acting(store_transition(state, qnet, config, tr, k_mask), tr.done)
         state, metrics = learn(state, k_sgd, loss, config, tabulate_target(qnet))
-        metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32),
-                       explorer=(state.head >= evaluated).astype(jnp.float32))
+        metrics = dict(
+            metrics,
+            q_std=state.q_std,
+            head=state.head.astype(jnp.float32),
+            explorer=(state.head >= evaluated).astype(jnp.float32),
+        )
         return state.replace(head=episode_head(tr.done, state.head, head_rule(state, k_head, K, E))), metrics
 
     def greedy(state, obs, key):
@@ -137,21 +164,35 @@ def make_tdu(config: TDUConfig, spec: EnvSpec) -> Agent:
     def cell_signals(state, cells):
         "For the viewer: every head's Q, the exploiters' mean and std, and σ and the explorers' bonus per cell."
         signals = ensemble_cell_signals(cell_q(qnet, state, cells), evaluated, ddof)
-        if q_ucb: return signals
+        if q_ucb:
+            return signals
         sigma = cell_sigma_of(qnet, config, state, cells, signals, K, ddof)
         return dict(signals, tdu_sigma=sigma, explorer_bonus=state.hparams.beta * sigma)
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)
 
 # %% ../../nbs/31_agents.tdu.ipynb #a5c17676
-ENTRIES = (AgentEntry(
-    'tdu', TDUConfig, make_tdu, 'TDU: explorers trained on r + β·σ of TD errors',
-    options=('prior_scale', 'beta', 'ablation', 'head_selection'),
-    signals=ENSEMBLE_SIGNALS + (
-        Signal('tdu_sigma', 'TDU σ', help="TDU: the exploiters' standard deviation of TD errors on the cell's move"),
-        Signal('explorer_bonus', 'TDU bonus β·σ', help="TDU: the explorers' intrinsic reward")),
-    golden=(GoldenCase('tdu', SMALL_REPLAY), GoldenCase('tdu_qu', dict(SMALL_REPLAY, ablation='qu')),
+ENTRIES = (
+    AgentEntry(
+        'tdu',
+        TDUConfig,
+        make_tdu,
+        'TDU: explorers trained on r + β·σ of TD errors',
+        options=('prior_scale', 'beta', 'ablation', 'head_selection'),
+        signals=ENSEMBLE_SIGNALS
+        + (
+            Signal(
+                'tdu_sigma', 'TDU σ', help="TDU: the exploiters' standard deviation of TD errors on the cell's move"
+            ),
+            Signal('explorer_bonus', 'TDU bonus β·σ', help="TDU: the explorers' intrinsic reward"),
+        ),
+        golden=(
+            GoldenCase('tdu', SMALL_REPLAY),
+            GoldenCase('tdu_qu', dict(SMALL_REPLAY, ablation='qu')),
             GoldenCase('tdu_q_ucb', dict(SMALL_REPLAY, ablation='q_ucb')),
             GoldenCase('tdu_ucb1', dict(SMALL_REPLAY, head_selection='ucb1')),
-            GoldenCase('tdu_explore_prob', dict(SMALL_REPLAY, head_selection='explore_prob'))),
-    docs=DocsSection('TDU', ('30_tdu', '31_agents.tdu'))),)
+            GoldenCase('tdu_explore_prob', dict(SMALL_REPLAY, head_selection='explore_prob')),
+        ),
+        docs=DocsSection('TDU', ('30_tdu', '31_agents.tdu')),
+    ),
+)

@@ -12,11 +12,31 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 
-from ..acting import (random_argmax, epsilon_greedy, uniform_head, episode_head, EpsilonSchedule,
-                                 scheduled_epsilon, TIE_BREAKS, ensemble_vote)
-from .ensemble_q import (EnsembleQConfig, make_q_network, init_ensemble_q, state_q, acting_q,
-                                            q_spread, refresh_acting, store_transition, td_loss, learn,
-                                            cell_q, ensemble_cell_signals, tabulate_target)
+from uncertain_rl.acting import (
+    random_argmax,
+    epsilon_greedy,
+    uniform_head,
+    episode_head,
+    EpsilonSchedule,
+    scheduled_epsilon,
+    TIE_BREAKS,
+    ensemble_vote,
+)
+from uncertain_rl.agents.ensemble_q import (
+    EnsembleQConfig,
+    make_q_network,
+    init_ensemble_q,
+    state_q,
+    acting_q,
+    q_spread,
+    refresh_acting,
+    store_transition,
+    td_loss,
+    learn,
+    cell_q,
+    ensemble_cell_signals,
+    tabulate_target,
+)
 from ..checks import option, number, choice
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset, Signal
 from ..ucb import ucb_scores, ucb_action, vote_entropy, info_gain_bonus
@@ -30,22 +50,27 @@ ACTING_RULES = ('ucb', 'vote', 'bootstrap')
 @dataclass(frozen=True)
 class UCBConfig(EpsilonSchedule, EnsembleQConfig):
     "UCB / Ensemble Voting / Bootstrapped DQN with Q-ensembles (Chen et al. 2017); other fields as `EnsembleQConfig`."
+
     num_ensemble: int = 10
     batch_size: int = 32
-    prior_scale: float = 0.
+    prior_scale: float = 0.0
     double_q: bool = True
     loss: str = 'huber'
-    max_grad_norm: float | None = 10.
-    epsilon: float = .01
+    max_grad_norm: float | None = 10.0
+    epsilon: float = 0.01
     acting_params: str = 'current'
-    acting: str = option('ucb', choice(*ACTING_RULES), traced=ACTING_RULES.index,
-                         help='acting rule: ucb, vote or bootstrap (one head per episode)')
-    ucb_lambda: float = option(.1, number(0), traced=True, help='UCB: weight λ of the heads\' std')
+    acting: str = option(
+        'ucb',
+        choice(*ACTING_RULES),
+        traced=ACTING_RULES.index,
+        help='acting rule: ucb, vote or bootstrap (one head per episode)',
+    )
+    ucb_lambda: float = option(0.1, number(0), traced=True, help='UCB: weight λ of the heads\' std')
     ucb_ddof: int = option(0, choice(0, 1), help='UCB: ddof of the heads\' std')
     ucb_tie_break: str = option('first', choice(*TIE_BREAKS), help='UCB: tie-break')
     vote_tie_break: str = option('random', choice(*TIE_BREAKS), help='voting: tie-break')
-    temperature: float = option(1., number(0, low_open=True), traced=True, help='InfoGain: Boltzmann temperature T')
-    rho: float = option(0., number(0), traced=True, help='InfoGain: bonus scale ρ (0: off)')
+    temperature: float = option(1.0, number(0, low_open=True), traced=True, help='InfoGain: Boltzmann temperature T')
+    rho: float = option(0.0, number(0), traced=True, help='InfoGain: bonus scale ρ (0: off)')
 
 # %% ../../nbs/41_agents.ucb.ipynb #8fd38aee
 def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
@@ -56,21 +81,30 @@ def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
     def act(state, obs, key):
         k_tie, k_coin, k_action = jax.random.split(key, 3)
         q, h = acting_q(qnet, state, obs), state.hparams
-        action = jax.lax.switch(h.acting.astype(jnp.int32), [
-            lambda: ucb_action(q, h.ucb_lambda, config.ucb_ddof, config.ucb_tie_break, k_tie),
-            lambda: ensemble_vote(q, config.vote_tie_break, k_tie),
-            lambda: random_argmax(k_tie, q[state.head])])
+        action = jax.lax.switch(
+            h.acting.astype(jnp.int32),
+            [
+                lambda: ucb_action(q, h.ucb_lambda, config.ucb_ddof, config.ucb_tie_break, k_tie),
+                lambda: ensemble_vote(q, config.vote_tie_break, k_tie),
+                lambda: random_argmax(k_tie, q[state.head]),
+            ],
+        )
         eps = scheduled_epsilon(h, state.env_steps, state.replay.size < config.min_replay_size, config.uniform_warmup)
         return epsilon_greedy(k_coin, k_action, action, eps, spec.num_actions), state.replace(q_std=q_spread(q))
 
     def observe(state, tr, key):
         k_mask, k_sgd, k_head = jax.random.split(key, 3)
-        q = acting_q(qnet, state, tr.obs)                        # at s_t, with the parameters that acted
+        q = acting_q(qnet, state, tr.obs)  # at s_t, with the parameters that acted
         bonus = info_gain_bonus(q, state.hparams.temperature)
         state = store_transition(state, qnet, config, tr, k_mask, reward_bonus=state.hparams.rho * bonus)
         state, metrics = learn(refresh_acting(state, tr.done), k_sgd, loss, config, tabulate_target(qnet))
-        metrics = dict(metrics, q_std=state.q_std, head=state.head.astype(jnp.float32), info_gain=bonus,
-                       vote_entropy=vote_entropy(q))
+        metrics = dict(
+            metrics,
+            q_std=state.q_std,
+            head=state.head.astype(jnp.float32),
+            info_gain=bonus,
+            vote_entropy=vote_entropy(q),
+        )
         return state.replace(head=episode_head(tr.done, state.head, uniform_head(k_head, config.num_ensemble))), metrics
 
     def greedy(state, obs, key):
@@ -79,47 +113,86 @@ def make_ucb(config: UCBConfig, spec: EnvSpec) -> Agent:
     def cell_signals(state, cells):
         "For the viewer: every head's Q, mean and std, the UCB score, InfoGain's bonus and the vote's entropy per cell."
         q, h = cell_q(qnet, state, cells), state.hparams
-        return dict(ensemble_cell_signals(q, ddof=config.ucb_ddof),
-                    ucb_score=jax.vmap(lambda q: ucb_scores(q, h.ucb_lambda, config.ucb_ddof))(q),
-                    info_gain=jax.vmap(lambda q: info_gain_bonus(q, h.temperature))(q),
-                    vote_entropy=jax.vmap(vote_entropy)(q))
+        return dict(
+            ensemble_cell_signals(q, ddof=config.ucb_ddof),
+            ucb_score=jax.vmap(lambda q: ucb_scores(q, h.ucb_lambda, config.ucb_ddof))(q),
+            info_gain=jax.vmap(lambda q: info_gain_bonus(q, h.temperature))(q),
+            vote_entropy=jax.vmap(vote_entropy)(q),
+        )
 
     return Agent(partial(init_ensemble_q, qnet, config), act, observe, greedy, config.hparams(), cell_signals)
 
 
-UCB_PRESETS = dict(ddqn=dict(num_ensemble=1, ucb_lambda=0.), bootstrap=dict(acting='bootstrap'),
-                   vote=dict(acting='vote'), ucb={}, ucb_infogain=dict(rho=1.))   # the paper's five, on one learner
+UCB_PRESETS = dict(
+    ddqn=dict(num_ensemble=1, ucb_lambda=0.0),
+    bootstrap=dict(acting='bootstrap'),
+    vote=dict(acting='vote'),
+    ucb={},
+    ucb_infogain=dict(rho=1.0),
+)  # the paper's five, on one learner
 
 # %% ../../nbs/41_agents.ucb.ipynb #1fbbc6a1
 UCB_SIGNALS = ENSEMBLE_SIGNALS + (
     Signal('ucb_score', 'UCB mean + λ·std', help='UCB: the optimistic score the agent acts on'),
     Signal('info_gain', 'InfoGain bonus', per_action=False, help="InfoGain: the heads' Boltzmann disagreement"),
-    Signal('vote_entropy', 'vote entropy', per_action=False, help="the entropy of the heads' votes (nats)"))
+    Signal('vote_entropy', 'vote entropy', per_action=False, help="the entropy of the heads' votes (nats)"),
+)
 UCB_DOCS = DocsSection('UCB with Q-ensembles', ('40_ucb', '41_agents.ucb'))
 _UCB_OPTIONS = ('prior_scale', 'ucb_lambda', 'temperature', 'rho')
 # Deep Sea's sparse reward needs more optimism than the paper's Atari λ = 0.1: λ = 3, chosen on held-out seeds
 # 1000-1009 among {0.1, 0.3, 1, 3} by the rule in benchmarks/ucb_deep_sea_preset.py (results below).
-UCB_DEEP_SEA = dict(ucb_lambda=3.)
+UCB_DEEP_SEA = dict(ucb_lambda=3.0)
 
 
 def _ucb_entry(name: str, description: str, options=_UCB_OPTIONS, signals=UCB_SIGNALS, **kw) -> AgentEntry:
     "One of the paper's agents: the shared learner with its `UCB_PRESETS` settings."
-    return AgentEntry(name, UCBConfig, make_ucb, description, defaults=UCB_PRESETS[name], options=options,
-                      signals=signals, docs=UCB_DOCS, **kw)
+    return AgentEntry(
+        name,
+        UCBConfig,
+        make_ucb,
+        description,
+        defaults=UCB_PRESETS[name],
+        options=options,
+        signals=signals,
+        docs=UCB_DOCS,
+        **kw,
+    )
 
 
 ENTRIES = (
-    _ucb_entry('ddqn', "Double DQN with the UCB paper's settings (its baseline)", ('prior_scale',),
-               signals=tuple(s for s in UCB_SIGNALS if s.name != 'q_std'),                  # one network: no spread
-               presets=(Preset('rl_zoo_cartpole', RL_ZOO_CARTPOLE, ('cartpole',),
-                               "rl-baselines3-zoo's tuned DQN for CartPole-v1"),),
-               golden=(GoldenCase('ddqn', SMALL_REPLAY),)),
-    _ucb_entry('vote', 'Ensemble Voting', ('prior_scale', 'temperature', 'rho'), golden=(GoldenCase('vote', SMALL_REPLAY),)),
-    _ucb_entry('ucb', 'UCB exploration on mean + λ·std of a Q-ensemble',
-               presets=(Preset('deep_sea', UCB_DEEP_SEA, ('deep_sea',),
-                               'λ = 3 on Deep Sea, chosen on held-out seeds (the paper\'s λ = 0.1 elsewhere)'),),
-               golden=(GoldenCase('ucb', SMALL_REPLAY),
-                       GoldenCase('bootstrap', dict(SMALL_REPLAY, **UCB_PRESETS['bootstrap'])),   # the paper's Bootstrapped DQN
-                       GoldenCase('ucb_shared_torso', dict(SMALL_REPLAY, shared_torso=True, head_hidden_sizes=(16,),
-                                                           mask_prob=0.5)))),
-    _ucb_entry('ucb_infogain', 'UCB exploration with the InfoGain bonus', golden=(GoldenCase('ucb_infogain', SMALL_REPLAY),)))
+    _ucb_entry(
+        'ddqn',
+        "Double DQN with the UCB paper's settings (its baseline)",
+        ('prior_scale',),
+        signals=tuple(s for s in UCB_SIGNALS if s.name != 'q_std'),  # one network: no spread
+        presets=(
+            Preset('rl_zoo_cartpole', RL_ZOO_CARTPOLE, ('cartpole',), "rl-baselines3-zoo's tuned DQN for CartPole-v1"),
+        ),
+        golden=(GoldenCase('ddqn', SMALL_REPLAY),),
+    ),
+    _ucb_entry(
+        'vote', 'Ensemble Voting', ('prior_scale', 'temperature', 'rho'), golden=(GoldenCase('vote', SMALL_REPLAY),)
+    ),
+    _ucb_entry(
+        'ucb',
+        'UCB exploration on mean + λ·std of a Q-ensemble',
+        presets=(
+            Preset(
+                'deep_sea',
+                UCB_DEEP_SEA,
+                ('deep_sea',),
+                'λ = 3 on Deep Sea, chosen on held-out seeds (the paper\'s λ = 0.1 elsewhere)',
+            ),
+        ),
+        golden=(
+            GoldenCase('ucb', SMALL_REPLAY),
+            GoldenCase('bootstrap', dict(SMALL_REPLAY, **UCB_PRESETS['bootstrap'])),  # the paper's Bootstrapped DQN
+            GoldenCase(
+                'ucb_shared_torso', dict(SMALL_REPLAY, shared_torso=True, head_hidden_sizes=(16,), mask_prob=0.5)
+            ),
+        ),
+    ),
+    _ucb_entry(
+        'ucb_infogain', 'UCB exploration with the InfoGain bonus', golden=(GoldenCase('ucb_infogain', SMALL_REPLAY),)
+    ),
+)

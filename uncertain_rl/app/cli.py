@@ -29,32 +29,47 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message): raise UsageError(message)
+    def error(self, message):
+        raise UsageError(message)
 
 
 class _Help(argparse.HelpFormatter):
     "Help that wraps at spaces only (never inside a name) and shows each option's default."
-    def __init__(self, prog):                       # the terminal's width (COLUMNS), at most 100 characters
+
+    def __init__(self, prog):  # the terminal's width (COLUMNS), at most 100 characters
         import shutil
-        super().__init__(prog, max_help_position=30, width=max(40, min(100, shutil.get_terminal_size((100, 24)).columns)))
+
+        super().__init__(
+            prog, max_help_position=30, width=max(40, min(100, shutil.get_terminal_size((100, 24)).columns))
+        )
 
     def _split_lines(self, text, width):
         return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
 
     def _get_help_string(self, action):
         text = action.help or ''
-        if '(default' in text or action.default is None or action.default is argparse.SUPPRESS or action.nargs == 0 \
-                or action.default == []: return text
+        if (
+            '(default' in text
+            or action.default is None
+            or action.default is argparse.SUPPRESS
+            or action.nargs == 0
+            or action.default == []
+        ):
+            return text
         return f'{text} (default: {action.default})'
 
 
-def flag(name: str) -> str: return '--' + name.replace('_', '-')
+def flag(name: str) -> str:
+    return '--' + name.replace('_', '-')
 
 
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
-    try: return version('uncertain_rl')
-    except PackageNotFoundError: return 'unknown'
+
+    try:
+        return version('uncertain_rl')
+    except PackageNotFoundError:
+        return 'unknown'
 
 
 TYPES = dict(int=int, float=float, str=str, bool=lambda v: {'true': True, 'false': False}[v.lower()])
@@ -70,69 +85,145 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     names = list(registry.AGENTS)
     run = t.add_argument_group('the run')
     run.add_argument('--agent', default='boot_dqn', metavar='NAME', help=f"one of {', '.join(names)}")
-    run.add_argument('--env', default='deep_sea', metavar='NAME',
-                     help=f"one of {', '.join(registry.ENVS)}, or bsuite:ID (any bsuite experiment, e.g. bsuite:cartpole/0)")
-    run.add_argument('--size', type=int, default=10, help='Deep Sea size N, the binary tree depth L, or the chain length N')
+    run.add_argument(
+        '--env',
+        default='deep_sea',
+        metavar='NAME',
+        help=f"one of {', '.join(registry.ENVS)}, or bsuite:ID (any bsuite experiment, e.g. bsuite:cartpole/0)",
+    )
+    run.add_argument(
+        '--size', type=int, default=10, help='Deep Sea size N, the binary tree depth L, or the chain length N'
+    )
     run.add_argument('--mapping-seed', type=int, default=42, help="Deep Sea action map seed (bsuite's sweep uses 42)")
-    run.add_argument('--episodes', type=int, default=None,
-                     help='exactly this many episodes per seed, whatever their lengths (default: 500 unless --steps)')
-    run.add_argument('--steps', type=int, default=None, help='exactly this many environment steps per seed instead (default: none)')
+    run.add_argument(
+        '--episodes',
+        type=int,
+        default=None,
+        help='exactly this many episodes per seed, whatever their lengths (default: 500 unless --steps)',
+    )
+    run.add_argument(
+        '--steps', type=int, default=None, help='exactly this many environment steps per seed instead (default: none)'
+    )
     run.add_argument('--seeds', type=int, default=4, help='number of seeds, trained together')
     run.add_argument('--seed', type=int, default=0, help='the first seed (the seeds are SEED, SEED + 1, ...)')
-    run.add_argument('--preset', default=None, metavar='NAME',
-                     help="a named preset of the agent (see uncertain-rl agents); 'none': no preset at all, the agent's "
-                          "registered default as bsuite's protocol runs it (default: the environment's presets, if any)")
-    run.add_argument('--set', action='append', default=[], metavar='FIELD=VALUE',
-                     help="any field of the agent's config, e.g. --set learning_rate=3e-4 (repeatable; default: none)")
+    run.add_argument(
+        '--preset',
+        default=None,
+        metavar='NAME',
+        help="a named preset of the agent (see uncertain-rl agents); 'none': no preset at all, the agent's "
+        "registered default as bsuite's protocol runs it (default: the environment's presets, if any)",
+    )
+    run.add_argument(
+        '--set',
+        action='append',
+        default=[],
+        metavar='FIELD=VALUE',
+        help="any field of the agent's config, e.g. --set learning_rate=3e-4 (repeatable; default: none)",
+    )
     rec = t.add_argument_group('what to record')
-    rec.add_argument('--eval-every', type=int, default=None, metavar='STEPS',
-                     help='environment steps between greedy evaluations (0: none; default: about 20 per run)')
+    rec.add_argument(
+        '--eval-every',
+        type=int,
+        default=None,
+        metavar='STEPS',
+        help='environment steps between greedy evaluations (0: none; default: about 20 per run)',
+    )
     rec.add_argument('--eval-episodes', type=int, default=5, metavar='N', help='greedy episodes per evaluation')
-    rec.add_argument('--snapshots', type=int, default=None, metavar='N',
-                     help="snapshots of every Deep Sea cell for the viewer, about this many per run (0: none; default: 50 on Deep Sea)")
-    rec.add_argument('--out', default=None, metavar='DIR',
-                     help='the run directory, new or empty (default: runs/AGENT-ENV-DATE-TIME)')
-    rec.add_argument('--checkpoint-every', type=int, default=5, metavar='CHUNKS',
-                     help="save the loop's whole state every CHUNKS of the run's 50 chunks (0: never)")
+    rec.add_argument(
+        '--snapshots',
+        type=int,
+        default=None,
+        metavar='N',
+        help="snapshots of every Deep Sea cell for the viewer, about this many per run "
+        "(0: none; default: 50 on Deep Sea)",
+    )
+    rec.add_argument(
+        '--out', default=None, metavar='DIR', help='the run directory, new or empty (default: runs/AGENT-ENV-DATE-TIME)'
+    )
+    rec.add_argument(
+        '--checkpoint-every',
+        type=int,
+        default=5,
+        metavar='CHUNKS',
+        help="save the loop's whole state every CHUNKS of the run's 50 chunks (0: never)",
+    )
     again = t.add_argument_group('again', 'Runs from a run directory: every other option is read from it.')
-    again.add_argument('--resume', default=None, metavar='DIR',
-                       help='continue the interrupted run in DIR from its last checkpoint (default: a new run)')
-    again.add_argument('--from', dest='from_', default=None, metavar='DIR|SPEC.json',
-                       help='run again, into --out, the experiment of a run directory or a spec file (default: the options\' experiment)')
+    again.add_argument(
+        '--resume',
+        default=None,
+        metavar='DIR',
+        help='continue the interrupted run in DIR from its last checkpoint (default: a new run)',
+    )
+    again.add_argument(
+        '--from',
+        dest='from_',
+        default=None,
+        metavar='DIR|SPEC.json',
+        help='run again, into --out, the experiment of a run directory or a spec file '
+        "(default: the options' experiment)",
+    )
     rec.add_argument('--no-progress', action='store_true', help='no progress bar')
-    rec.add_argument('--log', default='none', choices=('none', 'tensorboard', 'wandb'),
-                     help="also write each run's episodes to TensorBoard (DIR/tensorboard) or W&B as they come")
-    rec.add_argument('--devices', default=None, metavar='all|N',
-                     help="lay the seeds over all of JAX's devices or the first N (default: all)")
-    agent = t.add_argument_group('agent options', 'Each applies to the agents named in its help; its default is each agent\'s.')
+    rec.add_argument(
+        '--log',
+        default='none',
+        choices=('none', 'tensorboard', 'wandb'),
+        help="also write each run's episodes to TensorBoard (DIR/tensorboard) or W&B as they come",
+    )
+    rec.add_argument(
+        '--devices',
+        default=None,
+        metavar='all|N',
+        help="lay the seeds over all of JAX's devices or the first N (default: all)",
+    )
+    agent = t.add_argument_group(
+        'agent options', 'Each applies to the agents named in its help; its default is each agent\'s.'
+    )
     for name, row in registry.option_table().items():
-        agent.add_argument(flag(name), type=TYPES[row['type']], default=None, choices=row['choices'] or None,
-                           metavar=name.upper(), help=_agent_option_help(row))
+        agent.add_argument(
+            flag(name),
+            type=TYPES[row['type']],
+            default=None,
+            choices=row['choices'] or None,
+            metavar=name.upper(),
+            help=_agent_option_help(row),
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
     "The argument parser of `uncertain-rl` (reads the registry's catalog: no JAX)."
-    p = _Parser(prog='uncertain-rl', formatter_class=_Help,
-                description='Uncertainty-driven exploration agents in JAX: train them, and look at what they believe.')
+    p = _Parser(
+        prog='uncertain-rl',
+        formatter_class=_Help,
+        description='Uncertainty-driven exploration agents in JAX: train them, and look at what they believe.',
+    )
     p.add_argument('--version', action='version', version=f'uncertain-rl {_version()}')
     sub = p.add_subparsers(dest='command', parser_class=_Parser, metavar='COMMAND')
-    t = sub.add_parser('train', help='train an agent on several seeds at once and write a run directory',
-                       formatter_class=_Help, description='Train an agent on several seeds at once (one compiled, vmapped '
-                       'run), print a summary per seed and write a run directory.')
+    t = sub.add_parser(
+        'train',
+        help='train an agent on several seeds at once and write a run directory',
+        formatter_class=_Help,
+        description='Train an agent on several seeds at once (one compiled, vmapped '
+        'run), print a summary per seed and write a run directory.',
+    )
     add_train_options(t)
-    v = sub.add_parser('view', help="write RUN_DIR/viewer.html, an offline page of a Deep Sea run's snapshots",
-                       formatter_class=_Help)
+    v = sub.add_parser(
+        'view', help="write RUN_DIR/viewer.html, an offline page of a Deep Sea run's snapshots", formatter_class=_Help
+    )
     v.add_argument('run_dir', help='a run directory written by uncertain-rl train on Deep Sea')
     v.add_argument('--out', default=None, help='the page to write (default: RUN_DIR/viewer.html)')
     a = sub.add_parser('app', help='serve the interactive Deep Sea viewer with Voila (offline)', formatter_class=_Help)
     a.add_argument('runs', nargs='*', help='run directories to open (several: side by side; default: the examples)')
     a.add_argument('--port', type=int, default=8866, help='port on 127.0.0.1')
     a.add_argument('--no-browser', action='store_true', help='do not open a browser')
-    g = sub.add_parser('agents', help='list the registered agents, their options, defaults and presets',
-                       formatter_class=_Help)
+    g = sub.add_parser(
+        'agents', help='list the registered agents, their options, defaults and presets', formatter_class=_Help
+    )
     g.add_argument('name', nargs='?', help='one agent (default: all)')
-    e = sub.add_parser('envs', help='list the registered environments: what each declares, its horizon and preset',
-                       formatter_class=_Help)
+    e = sub.add_parser(
+        'envs',
+        help='list the registered environments: what each declares, its horizon and preset',
+        formatter_class=_Help,
+    )
     e.add_argument('name', nargs='?', help='one environment (default: all)')
     add_suite_commands(sub)
     return p
@@ -140,87 +231,150 @@ def build_parser() -> argparse.ArgumentParser:
 # %% ../../nbs/91_app.cli.ipynb #b277c615
 def add_suite_commands(sub) -> None:
     "`uncertain-rl suite run|claims|report|merge`: bsuite's sweeps and the papers' claims, in one resumable store."
-    from uncertain_rl.suites.core import PROFILES            # declarations only: no JAX
-    s = sub.add_parser('suite', help="run bsuite's sweeps for several agents, and the papers' claims, into one "
-                                     "resumable store; report them", formatter_class=_Help)
+    from uncertain_rl.suites.core import PROFILES  # declarations only: no JAX
+
+    s = sub.add_parser(
+        'suite',
+        help="run bsuite's sweeps for several agents, and the papers' claims, into one resumable store; report them",
+        formatter_class=_Help,
+    )
     ss = s.add_subparsers(dest='suite_command', required=True, parser_class=_Parser, metavar='SUITE_COMMAND')
-    r = ss.add_parser('run', help="the main table: every agent's registered default (bsuite's protocol) on the "
-                                  "profile's settings; trains what --out does not hold yet", formatter_class=_Help)
+    r = ss.add_parser(
+        'run',
+        help="the main table: every agent's registered default (bsuite's protocol) on the "
+        "profile's settings; trains what --out does not hold yet",
+        formatter_class=_Help,
+    )
     r.add_argument('--agents', required=True, help='registered agents, comma-separated')
-    r.add_argument('--suite', default='deep_sea', help='deep_sea, deep_sea_stochastic and/or cartpole_noise, comma-separated')
-    r.add_argument('--profile', default='quick', help='; '.join(f'{p.name}: {p.description}' for p in PROFILES.values()))
-    c = ss.add_parser('claims', help="the papers' claims, each the design declared with it (see uncertain_rl.suites); "
-                                     "trains what --out does not hold yet", formatter_class=_Help)
-    c.add_argument('--claims', default=None, help='declared claims, comma-separated (default: every claim whose '
-                                                  'device is cpu; name a gpu claim to run it)')
-    b = ss.add_parser('submit', help="run or claims as N cluster jobs through submitit (SLURM job arrays, or local "
-                                     "processes), each part into its own store, merged into --out at the end",
-                      formatter_class=_Help)
+    r.add_argument(
+        '--suite', default='deep_sea', help='deep_sea, deep_sea_stochastic and/or cartpole_noise, comma-separated'
+    )
+    r.add_argument(
+        '--profile', default='quick', help='; '.join(f'{p.name}: {p.description}' for p in PROFILES.values())
+    )
+    c = ss.add_parser(
+        'claims',
+        help="the papers' claims, each the design declared with it (see uncertain_rl.suites); "
+        "trains what --out does not hold yet",
+        formatter_class=_Help,
+    )
+    c.add_argument(
+        '--claims',
+        default=None,
+        help='declared claims, comma-separated (default: every claim whose device is cpu; name a gpu claim to run it)',
+    )
+    b = ss.add_parser(
+        'submit',
+        help="run or claims as N cluster jobs through submitit (SLURM job arrays, or local "
+        "processes), each part into its own store, merged into --out at the end",
+        formatter_class=_Help,
+    )
     b.add_argument('what', choices=('run', 'claims'), help='the suite command the jobs share')
     b.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
     b.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
     b.add_argument('--profile', default='quick', help='with run: the profile')
-    b.add_argument('--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)')
+    b.add_argument(
+        '--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)'
+    )
     b.add_argument('--shards', type=int, default=2, help='how many jobs share the plan of calls')
-    b.add_argument('--executor', default='slurm', choices=('slurm', 'local'),
-                   help="submitit's executor: SLURM, or local processes")
+    b.add_argument(
+        '--executor', default='slurm', choices=('slurm', 'local'), help="submitit's executor: SLURM, or local processes"
+    )
     b.add_argument('--timeout-min', type=int, default=24 * 60, help="each job's time limit in minutes")
     b.add_argument('--partition', default=None, help='the SLURM partition (default: the cluster\'s)')
     b.add_argument('--gpus-per-node', type=int, default=0, help='GPUs per job')
     b.add_argument('--no-wait', action='store_true', help='submit and return; merge later with suite merge')
-    n = ss.add_parser('plan', help="what run or claims would train, without training: each call's runs, those --out "
-                                   "lacks, and with --measure K the cost timed on this machine", formatter_class=_Help)
+    n = ss.add_parser(
+        'plan',
+        help="what run or claims would train, without training: each call's runs, those --out "
+        "lacks, and with --measure K the cost timed on this machine",
+        formatter_class=_Help,
+    )
     n.add_argument('what', choices=('run', 'claims'), help='the suite command to plan')
     n.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
     n.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
     n.add_argument('--profile', default='quick', help='with run: the profile')
-    n.add_argument('--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)')
-    n.add_argument('--measure', type=int, default=0, metavar='K',
-                   help="time K episodes of each call that has runs left, here, and estimate its whole cost (0: count only)")
+    n.add_argument(
+        '--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)'
+    )
+    n.add_argument(
+        '--measure',
+        type=int,
+        default=0,
+        metavar='K',
+        help="time K episodes of each call that has runs left, here, and estimate its whole cost (0: count only)",
+    )
     n.add_argument('--out', default=None, help='a store whose records count as done (default: none)')
-    n.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
+    n.add_argument(
+        '--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)"
+    )
     for x in (r, c):
-        x.add_argument('--shard', default=None, metavar='K/N',
-                       help='only part K of N of the plan of calls (default: all of it; merge the parts\' stores after)')
+        x.add_argument(
+            '--shard',
+            default=None,
+            metavar='K/N',
+            help='only part K of N of the plan of calls (default: all of it; merge the parts\' stores after)',
+        )
     for x in (r, c, b):
         x.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the CSV logs')
-        x.add_argument('--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)")
+        x.add_argument(
+            '--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)"
+        )
         x.add_argument('--no-progress', action='store_true', help='no progress bars')
-    p = ss.add_parser('report', help='write DIR/leaderboard.md and DIR/leaderboard.json, and print the table',
-                      formatter_class=_Help)
+    p = ss.add_parser(
+        'report', help='write DIR/leaderboard.md and DIR/leaderboard.json, and print the table', formatter_class=_Help
+    )
     p.add_argument('out', metavar='DIR', help='a directory written by uncertain-rl suite run')
-    m = ss.add_parser('merge', help="add the records of other suite directories (other hosts') to DIR's store",
-                      formatter_class=_Help)
+    m = ss.add_parser(
+        'merge', help="add the records of other suite directories (other hosts') to DIR's store", formatter_class=_Help
+    )
     m.add_argument('out', metavar='DIR', help='the directory to merge into (created if needed)')
     m.add_argument('sources', metavar='SOURCE', nargs='+', help='directories written by uncertain-rl suite run')
-    m.add_argument('--missing-logs', default='error', metavar='error|keep',
-                   help="a source record whose CSV log is gone: refuse the merge (error) or store it without its log (keep)")
+    m.add_argument(
+        '--missing-logs',
+        default='error',
+        metavar='error|keep',
+        help="a source record whose CSV log is gone: refuse the merge (error) or store it without its log (keep)",
+    )
 
 
 def cmd_suite(args) -> int:
     "`uncertain-rl suite run|claims|report|merge`."
     from uncertain_rl.suites import store
+
     if args.suite_command == 'merge':
         added = store.merge(args.out, args.sources, missing_logs=args.missing_logs)
         print(f"{added} records added to {Path(args.out) / store.STORE_FILE}")
         return 0
     if args.suite_command == 'report':
         from uncertain_rl.suites import report
-        if not (Path(args.out) / store.STORE_FILE).is_file(): raise UsageError(f"{args.out!r} has no {store.STORE_FILE}")
+
+        if not (Path(args.out) / store.STORE_FILE).is_file():
+            raise UsageError(f"{args.out!r} has no {store.STORE_FILE}")
         report.report(args.out)
         print((Path(args.out) / 'leaderboard.md').read_text(), end='')
         return 0
-    if args.suite_command == 'submit': return cmd_submit(args)
-    if args.suite_command == 'plan': return cmd_plan(args)
-    setup_runtime()                                               # it trains: the process's setup first
+    if args.suite_command == 'submit':
+        return cmd_submit(args)
+    if args.suite_command == 'plan':
+        return cmd_plan(args)
+    setup_runtime()  # it trains: the process's setup first
     shard = store.Shard.parse(args.shard) if args.shard else None
     if args.suite_command == 'claims':
         names = None if args.claims is None else args.claims.split(',')
-        counts = store.run_claims(names, args.out, parse_devices(args.devices), progress=not args.no_progress,
-                                  shard=shard)
+        counts = store.run_claims(
+            names, args.out, parse_devices(args.devices), progress=not args.no_progress, shard=shard
+        )
     else:
-        counts = store.run(args.agents.split(','), args.suite.split(','), args.profile, args.out,
-                           parse_devices(args.devices), progress=not args.no_progress, shard=shard)
+        counts = store.run(
+            args.agents.split(','),
+            args.suite.split(','),
+            args.profile,
+            args.out,
+            parse_devices(args.devices),
+            progress=not args.no_progress,
+            shard=shard,
+        )
     print(count_line(counts, Path(args.out) / store.STORE_FILE))
     return 0
 
@@ -228,57 +382,85 @@ def cmd_suite(args) -> int:
 def count_line(counts: dict, path) -> str:
     "The one-line account of a suite command."
     others = f", {counts['other_shards']} calls left to other shards" if counts.get('other_shards') else ''
-    return (f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['copied']} copied from "
-            f"another design, {counts['in_flight']} left to another process that holds them, {counts['unsupported']} "
-            f"arms not supported on their suite{others}; store: {path}")
+    return (
+        f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['copied']} copied from "
+        f"another design, {counts['in_flight']} left to another process that holds them, {counts['unsupported']} "
+        f"arms not supported on their suite{others}; store: {path}"
+    )
 
 
 def cmd_submit(args) -> int:
     "`uncertain-rl suite submit run|claims ...`: the parts as submitit jobs; with waiting, merged into --out."
     from uncertain_rl.suites import store
+
     if importlib.util.find_spec('submitit') is None:
-        raise UsageError("suite submit needs submitit, which the cluster extra installs: pip install 'uncertain_rl[cluster]'")
-    if args.shards < 1: raise UsageError(f"--shards must be an integer >= 1, got {args.shards}")
+        raise UsageError(
+            "suite submit needs submitit, which the cluster extra installs: pip install 'uncertain_rl[cluster]'"
+        )
+    if args.shards < 1:
+        raise UsageError(f"--shards must be an integer >= 1, got {args.shards}")
     devices = parse_devices(args.devices)
     if args.what == 'run':
-        if not args.agents: raise UsageError('suite submit run needs --agents')
-        kwargs = dict(agents=store.check_agents(args.agents.split(',')), suites_=args.suite.split(','),
-                      profile=args.profile, out=args.out, devices=devices)
+        if not args.agents:
+            raise UsageError('suite submit run needs --agents')
+        kwargs = dict(
+            agents=store.check_agents(args.agents.split(',')),
+            suites_=args.suite.split(','),
+            profile=args.profile,
+            out=args.out,
+            devices=devices,
+        )
     else:
         kwargs = dict(names=None if args.claims is None else args.claims.split(','), out=args.out, devices=devices)
     parameters = dict(timeout_min=args.timeout_min, gpus_per_node=args.gpus_per_node)
-    if args.partition: parameters['slurm_partition'] = args.partition
+    if args.partition:
+        parameters['slurm_partition'] = args.partition
     done = store.submit(args.what, kwargs, args.shards, args.executor, wait=not args.no_wait, **parameters)
     print(f"jobs {', '.join(done['jobs'])} ({args.executor}); logs in {Path(args.out) / 'submitit'}")
     if args.no_wait:
         print(f"when they end: uncertain-rl suite merge {args.out} {Path(args.out) / 'shards'}/*-of-{args.shards}")
-    else: print(count_line(done, Path(args.out) / store.STORE_FILE) + f" ({done['merged']} merged)")
+    else:
+        print(count_line(done, Path(args.out) / store.STORE_FILE) + f" ({done['merged']} merged)")
     return 0
 
 
 def plan_lines(rows: list, measured: bool) -> list:
     "The plan as Markdown lines: a row per call, then the totals."
     hours = lambda s: f'{s / 3600:,.2f}'
-    lines = ['| call | runs left | episodes left |' + (' compile (s) | s / episode | estimate (h) |' if measured else ''),
-             '|---|---:|---:|' + ('---:|---:|---:|' if measured else '')]
+    lines = [
+        '| call | runs left | episodes left |' + (' compile (s) | s / episode | estimate (h) |' if measured else ''),
+        '|---|---:|---:|' + ('---:|---:|---:|' if measured else ''),
+    ]
     for r in rows:
-        cost = (f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f} | "
-                f"{hours(r['estimate_seconds'])} |" if 'estimate_seconds' in r else ' - | - | - |' if measured else '')
+        cost = (
+            f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f} | "
+            f"{hours(r['estimate_seconds'])} |"
+            if 'estimate_seconds' in r
+            else ' - | - | - |'
+            if measured
+            else ''
+        )
         lines.append(f"| {r['call']} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
     total = f"{sum(r['pending'] for r in rows)} runs, {sum(r['episodes'] for r in rows):,} episodes left"
-    if measured: total += f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process"
+    if measured:
+        total += f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process"
     return [*lines, '', total]
 
 
 def cmd_plan(args) -> int:
     "`uncertain-rl suite plan run|claims ...`: the calls a command would train, and with --measure what they cost here."
     from uncertain_rl.suites import store
-    if args.measure < 0: raise UsageError(f"--measure must be an integer >= 0, got {args.measure}")
-    if args.measure: setup_runtime()                              # it trains: the process's setup first
+
+    if args.measure < 0:
+        raise UsageError(f"--measure must be an integer >= 0, got {args.measure}")
+    if args.measure:
+        setup_runtime()  # it trains: the process's setup first
     if args.what == 'run':
-        if not args.agents: raise UsageError('suite plan run needs --agents')
+        if not args.agents:
+            raise UsageError('suite plan run needs --agents')
         designs = store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)
-    else: designs = store.claim_designs(None if args.claims is None else args.claims.split(','))
+    else:
+        designs = store.claim_designs(None if args.claims is None else args.claims.split(','))
     rows = store.plan_designs(designs, args.out, parse_devices(args.devices), args.measure)
     print('\n'.join(plan_lines(rows, args.measure > 0)))
     return 0
@@ -289,9 +471,12 @@ def set_overrides(items: list) -> dict:
     overrides = {}
     for item in items:
         name, eq, text = item.partition('=')
-        if not eq or not name.isidentifier(): raise UsageError(f"--set {item!r}: expected FIELD=VALUE")
-        try: overrides[name] = ast.literal_eval(text)
-        except (ValueError, SyntaxError): overrides[name] = text
+        if not eq or not name.isidentifier():
+            raise UsageError(f"--set {item!r}: expected FIELD=VALUE")
+        try:
+            overrides[name] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            overrides[name] = text
     return overrides
 
 
@@ -300,9 +485,12 @@ def config_overrides(args) -> dict:
     overrides = {}
     for name, row in registry.option_table().items():
         value = getattr(args, name)
-        if value is None: continue
+        if value is None:
+            continue
         if args.agent not in row['defaults']:
-            raise UsageError(f"{flag(name)} applies only to --agent {'|'.join(row['defaults'])} (got --agent {args.agent})")
+            raise UsageError(
+                f"{flag(name)} applies only to --agent {'|'.join(row['defaults'])} (got --agent {args.agent})"
+            )
         overrides[name] = value
     return {**overrides, **set_overrides(args.set)}
 
@@ -313,7 +501,8 @@ def check_args(args) -> None:
         raise UsageError(f"--agent must be one of {', '.join(registry.AGENTS)}, got {args.agent!r}")
     if args.env.startswith('bsuite:'):
         from bsuite import sweep
-        if args.env[len('bsuite:'):] not in sweep.SETTINGS:
+
+        if args.env[len('bsuite:') :] not in sweep.SETTINGS:
             raise UsageError(f"--env {args.env!r}: unknown bsuite id (examples: bsuite:deep_sea/0, bsuite:cartpole/0)")
         if registry.catalog_entry(args.agent)['continuous']:
             raise UsageError(f"--agent {args.agent} needs box actions; bsuite's environments have discrete ones")
@@ -324,10 +513,14 @@ def check_args(args) -> None:
         raise UsageError(f"--agent {args.agent} runs on --env {'|'.join(fit)} only, got --env {args.env}")
     presets = [p['name'] for p in registry.catalog_entry(args.agent)['presets']]
     if args.preset not in (None, 'none', *presets):
-        raise UsageError(f"--preset must be one of {', '.join(['none', *presets])} for --agent {args.agent}, got {args.preset!r}")
-    if args.episodes is not None and args.steps is not None: raise UsageError("give --episodes or --steps, not both")
+        raise UsageError(
+            f"--preset must be one of {', '.join(['none', *presets])} for --agent {args.agent}, got {args.preset!r}"
+        )
+    if args.episodes is not None and args.steps is not None:
+        raise UsageError("give --episodes or --steps, not both")
     config_overrides(args)
-    if args.checkpoint_every < 0: raise UsageError(f"--checkpoint-every must be an integer >= 0, got {args.checkpoint_every}")
+    if args.checkpoint_every < 0:
+        raise UsageError(f"--checkpoint-every must be an integer >= 0, got {args.checkpoint_every}")
     if args.out is None:
         args.out = f"runs/{args.agent}-{args.env.replace(':', '_').replace('/', '_')}-{time.strftime('%Y%m%d-%H%M%S')}"
     check_out(args.out)
@@ -337,10 +530,13 @@ def check_out(out: str) -> None:
     "`--out` must be a new or empty-of-runs directory that can be created and written; nothing is created here."
     path = Path(out)
     if (path / 'summary.json').exists():
-        raise UsageError(f"--out {out!r} holds an earlier run; choose another directory, delete it, or continue it "
-                         f"with --resume {out}")
+        raise UsageError(
+            f"--out {out!r} holds an earlier run; choose another directory, delete it, or continue it "
+            f"with --resume {out}"
+        )
     ancestor = path
-    while not ancestor.exists() and ancestor != ancestor.parent: ancestor = ancestor.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
     if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
         raise UsageError(f"--out {out!r} is not writable: {str(ancestor)!r} is not a writable directory")
 
@@ -348,6 +544,7 @@ def check_out(out: str) -> None:
 def setup_runtime() -> dict:
     "The process's setup for training (`runtime.setup`), before anything starts JAX: each command that trains calls it."
     from uncertain_rl import runtime
+
     return runtime.setup()
 
 
@@ -357,39 +554,61 @@ def parse_devices(text):
     if devices != 'all':
         from uncertain_rl.loops import select_devices
         from uncertain_rl.runtime import default_cpu_devices
-        default_cpu_devices()                  # the CPU's devices as every run gets them, before JAX starts here
-        try: devices = int(devices)
-        except ValueError: raise UsageError(f"--devices must be 'all' or a count, got {text!r}")
-        try: select_devices(devices)
-        except ValueError as e: raise UsageError(f"--devices: {e}") from None
+
+        default_cpu_devices()  # the CPU's devices as every run gets them, before JAX starts here
+        try:
+            devices = int(devices)
+        except ValueError:
+            raise UsageError(f"--devices must be 'all' or a count, got {text!r}")
+        try:
+            select_devices(devices)
+        except ValueError as e:
+            raise UsageError(f"--devices: {e}") from None
     return devices
 
 
 def to_experiment(args):
     "The `Experiment` the options describe (imports the library: JAX starts here)."
     from uncertain_rl.experiments import Experiment
+
     devices = parse_devices(args.devices)
     episodes = 500 if args.episodes is None and args.steps is None else args.episodes
-    return Experiment(args.agent, args.env, episodes=episodes, steps=args.steps, seeds=args.seeds, first_seed=args.seed,
-                      size=args.size, mapping_seed=args.mapping_seed, preset=args.preset,
-                      overrides=config_overrides(args), eval_every=args.eval_every, eval_episodes=args.eval_episodes,
-                      snapshots=args.snapshots, devices=devices, checkpoint_every=args.checkpoint_every,
-                      log=args.log)
+    return Experiment(
+        args.agent,
+        args.env,
+        episodes=episodes,
+        steps=args.steps,
+        seeds=args.seeds,
+        first_seed=args.seed,
+        size=args.size,
+        mapping_seed=args.mapping_seed,
+        preset=args.preset,
+        overrides=config_overrides(args),
+        eval_every=args.eval_every,
+        eval_episodes=args.eval_episodes,
+        snapshots=args.snapshots,
+        devices=devices,
+        checkpoint_every=args.checkpoint_every,
+        log=args.log,
+    )
 
 
 def experiment_from(source: str):
     "The experiment of `--from`: a run directory's, or a spec file's (`Experiment.spec()` as JSON)."
     import json
     from uncertain_rl.experiments import Experiment
+
     path = Path(source)
     if path.is_file() and path.name != 'summary.json':
-        try: spec = json.loads(path.read_text())
-        except (OSError, ValueError, UnicodeDecodeError) as e: raise UsageError(f"--from {source!r}: not a JSON spec ({e})") from None
+        try:
+            spec = json.loads(path.read_text())
+        except (OSError, ValueError, UnicodeDecodeError) as e:
+            raise UsageError(f"--from {source!r}: not a JSON spec ({e})") from None
         return Experiment.from_spec(spec)
     return Experiment.from_summary(path)
 
 # %% ../../nbs/91_app.cli.ipynb #43c6d096
-from ..rundir import COLUMNS, NEVER, legend   # the tables' words, shared with the viewer
+from ..rundir import COLUMNS, NEVER, legend  # the tables' words, shared with the viewer
 
 
 def format_table(rows: list) -> str:
@@ -406,8 +625,9 @@ def format_table(rows: list) -> str:
 # %% ../../nbs/91_app.cli.ipynb #aadc8fa2
 def cmd_train(args) -> int:
     "`uncertain-rl train`: train, print the summary, write the run directory."
-    setup_runtime()                                               # first, while JAX has not started
+    setup_runtime()  # first, while JAX has not started
     from uncertain_rl.experiments import run
+
     command = ' '.join(['uncertain-rl'] + sys.argv[1:])
     if args.resume:
         out = Path(args.resume)
@@ -419,8 +639,10 @@ def cmd_train(args) -> int:
     print(format_table(result.rows))
     print(textwrap.fill(f'({legend(result.rows)})', 100))
     done = int(result.episodes.sum())
-    print(f"compile {result.compile_seconds:.1f} s, run {result.run_seconds:.1f} s ({done / result.run_seconds:.1f} "
-          f"seed-episodes/s); results in {out}")
+    print(
+        f"compile {result.compile_seconds:.1f} s, run {result.run_seconds:.1f} s ({done / result.run_seconds:.1f} "
+        f"seed-episodes/s); results in {out}"
+    )
     if result.snapshots is not None:
         print(f"snapshots for the viewer: uncertain-rl view {out}  (or uncertain-rl app {out})")
     return 0
@@ -429,43 +651,58 @@ def cmd_train(args) -> int:
 def cmd_view(args) -> int:
     "`uncertain-rl view RUN_DIR`: write the run's offline viewer page."
     from uncertain_rl.app.viewer import write_viewer_html
+
     path = write_viewer_html(args.run_dir, args.out)
     print(f"wrote {path} ({path.stat().st_size / 1e3:.0f} kB): open it in any browser")
     return 0
 
 
-def stop_process_tree(proc, timeout: float = 10.) -> None:
+def stop_process_tree(proc, timeout: float = 10.0) -> None:
     "Stop `proc` and every process it started (children first is not needed: all get SIGTERM, then SIGKILL)."
     try:
         import psutil
+
         tree = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
-    except Exception: tree = []
+    except Exception:
+        tree = []
     for p in tree:
-        try: p.terminate()
-        except Exception: pass
-    if not tree: proc.terminate()
-    try: proc.wait(timeout)
-    except Exception: pass
+        try:
+            p.terminate()
+        except Exception:
+            pass
+    if not tree:
+        proc.terminate()
+    try:
+        proc.wait(timeout)
+    except Exception:
+        pass
     if tree:
         import psutil
-        for p in psutil.wait_procs(tree, timeout=timeout)[1]:        # still alive: kill
-            try: p.kill()
-            except Exception: pass
+
+        for p in psutil.wait_procs(tree, timeout=timeout)[1]:  # still alive: kill
+            try:
+                p.kill()
+            except Exception:
+                pass
 
 
-def _interrupt(signum, frame): raise KeyboardInterrupt()
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt()
 
 
-APP_PACKAGES = ('voila', 'psutil')       # the app extra: Voila serves the app, psutil stops its kernels
+APP_PACKAGES = ('voila', 'psutil')  # the app extra: Voila serves the app, psutil stops its kernels
 
 
 def missing_app_packages() -> list:
     "The app extra's packages this environment lacks (or cannot import)."
     import importlib
+
     missing = []
     for name in APP_PACKAGES:
-        try: importlib.import_module(name)
-        except ImportError: missing.append(name)
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
     return missing
 
 
@@ -474,22 +711,32 @@ def cmd_app(args) -> int:
     import subprocess
     from uncertain_rl.rundir import load_run
     from uncertain_rl.app.viewer import voila_command
-    if not 1 <= args.port <= 65535: raise UsageError(f"--port must be an integer in [1, 65535], got {args.port}")
+
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be an integer in [1, 65535], got {args.port}")
     missing = missing_app_packages()
     if missing:
-        raise UsageError(f"uncertain-rl app needs {' and '.join(missing)}, which the app extra installs: "
-                         f"pip install 'uncertain_rl[app]' (or -e \".[app]\" in a checkout)")
+        raise UsageError(
+            f"uncertain-rl app needs {' and '.join(missing)}, which the app extra installs: "
+            f"pip install 'uncertain_rl[app]' (or -e \".[app]\" in a checkout)"
+        )
     for run in args.runs:
-        if not load_run(run).has_snapshots: raise UsageError(f"{run!r} has no snapshots.npz (train on Deep Sea to have them)")
+        if not load_run(run).has_snapshots:
+            raise UsageError(f"{run!r} has no snapshots.npz (train on Deep Sea to have them)")
     import secrets
-    token = secrets.token_urlsafe(24)                  # every request carries it: no other local user or web page gets in
+
+    token = secrets.token_urlsafe(24)  # every request carries it: no other local user or web page gets in
     with tempfile.TemporaryDirectory() as d:
         argv, env = voila_command(d, args.runs, args.port, not args.no_browser, token=token)
-        print(f"serving the Deep Sea viewer at http://127.0.0.1:{args.port}/?token={token} (Ctrl-C to stop)", flush=True)
+        print(
+            f"serving the Deep Sea viewer at http://127.0.0.1:{args.port}/?token={token} (Ctrl-C to stop)", flush=True
+        )
         proc = subprocess.Popen(argv, env=env)
         old = signal.signal(signal.SIGTERM, _interrupt)
-        try: return proc.wait()
-        except KeyboardInterrupt: return 0
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            return 0
         finally:
             signal.signal(signal.SIGTERM, old)
             stop_process_tree(proc)
@@ -500,16 +747,20 @@ def cmd_agents(args) -> int:
     entries = registry.catalog()['agents']
     if args.name is not None:
         entries = [a for a in entries if a['name'] == args.name]
-        if not entries: raise UsageError(f"agent must be one of {', '.join(registry.AGENTS)}, got {args.name!r}")
+        if not entries:
+            raise UsageError(f"agent must be one of {', '.join(registry.AGENTS)}, got {args.name!r}")
     import shutil
-    width = max(40, min(100, shutil.get_terminal_size((100, 24)).columns))      # the terminal's (COLUMNS), at most 100
-    wrap = lambda text, indent: print(textwrap.fill(text, width, subsequent_indent=' ' * indent, break_long_words=False,
-                                                    break_on_hyphens=False))
+
+    width = max(40, min(100, shutil.get_terminal_size((100, 24)).columns))  # the terminal's (COLUMNS), at most 100
+    wrap = lambda text, indent: print(
+        textwrap.fill(text, width, subsequent_indent=' ' * indent, break_long_words=False, break_on_hyphens=False)
+    )
     for a in entries:
         kind = 'box actions' if a['continuous'] else 'discrete actions'
         only = [e for e in registry.ENVS if registry.runs_on(a['name'], e)] if a['envs'] or a['model_based'] else []
         wrap(f"{a['name']}: {a['description']} ({kind}{'; ' + ', '.join(only) + ' only' if only else ''})", 4)
-        for name, o in a['options'].items(): wrap(f"    {flag(name)} {o['default']!r}: {o['help']}", 8)
+        for name, o in a['options'].items():
+            wrap(f"    {flag(name)} {o['default']!r}: {o['help']}", 8)
         for p in a['presets']:
             where = f" (by default on {', '.join(p['envs'])})" if p['envs'] else ''
             wrap(f"    --preset {p['name']}{where}: {p['description']}", 8)
@@ -522,13 +773,23 @@ def cmd_envs(args) -> int:
     entries = registry.env_catalog()
     if args.name is not None:
         entries = [e for e in entries if e['name'] == args.name]
-        if not entries: raise UsageError(f"env must be one of {', '.join(registry.ENVS)}, got {args.name!r}")
+        if not entries:
+            raise UsageError(f"env must be one of {', '.join(registry.ENVS)}, got {args.name!r}")
     for e in entries:
         kind = 'box actions' if e['continuous'] else 'discrete actions'
-        print(textwrap.fill(f"{e['name']}: {e['description']} ({kind}; module {e['module']})", 100,
-                            subsequent_indent='    ', break_long_words=False))
-        facts = [f"horizon {e['horizon']:,} episodes" if e['horizon'] else None,
-                 f"preset {e['preset']}" if e['preset'] else None, 'declares ' + (', '.join(e['declares']) or 'nothing')]
+        print(
+            textwrap.fill(
+                f"{e['name']}: {e['description']} ({kind}; module {e['module']})",
+                100,
+                subsequent_indent='    ',
+                break_long_words=False,
+            )
+        )
+        facts = [
+            f"horizon {e['horizon']:,} episodes" if e['horizon'] else None,
+            f"preset {e['preset']}" if e['preset'] else None,
+            'declares ' + (', '.join(e['declares']) or 'nothing'),
+        ]
         print('    ' + '; '.join(f for f in facts if f))
     return 0
 
@@ -538,18 +799,27 @@ def main(argv=None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        if args.command is None:                                  # a bare `uncertain-rl`: what it can do
+        if args.command is None:  # a bare `uncertain-rl`: what it can do
             parser.print_help()
             return 0
-        if args.command == 'view': return cmd_view(args)
-        if args.command == 'app': return cmd_app(args)
-        if args.command == 'agents': return cmd_agents(args)
-        if args.command == 'envs': return cmd_envs(args)
-        if args.command == 'suite': return cmd_suite(args)
-        if args.resume and args.from_: raise UsageError("give --resume DIR or --from DIR, not both")
-        if args.resume: return cmd_train(args)
-        if args.from_: check_out(args.out) if args.out else None
-        else: check_args(args)
+        if args.command == 'view':
+            return cmd_view(args)
+        if args.command == 'app':
+            return cmd_app(args)
+        if args.command == 'agents':
+            return cmd_agents(args)
+        if args.command == 'envs':
+            return cmd_envs(args)
+        if args.command == 'suite':
+            return cmd_suite(args)
+        if args.resume and args.from_:
+            raise UsageError("give --resume DIR or --from DIR, not both")
+        if args.resume:
+            return cmd_train(args)
+        if args.from_:
+            check_out(args.out) if args.out else None
+        else:
+            check_args(args)
         if args.out is None:
             args.out = f"runs/again-{time.strftime('%Y%m%d-%H%M%S')}"
         return cmd_train(args)
@@ -563,7 +833,8 @@ def main(argv=None) -> int:
         result = getattr(e, 'result', None)
         where = f"; what was trained is in {result.out}" if result is not None and result.out else ''
         done = f" after {int(result.episodes.sum())} seed-episodes" if result is not None else ''
-        if sys.stderr.isatty(): print(file=sys.stderr)              # below the progress bar, not on its line
+        if sys.stderr.isatty():
+            print(file=sys.stderr)  # below the progress bar, not on its line
         print(f"uncertain-rl: interrupted{done}{where}", file=sys.stderr)
         return 128 + getattr(e, 'signum', signal.SIGINT)
 
@@ -571,8 +842,9 @@ def main(argv=None) -> int:
 def console_main():
     """Console-script wrapper: exit with `main`'s code (quietly when the output is piped into a reader that stops,
     `head`)."""
-    try: code = main()
+    try:
+        code = main()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no second error when Python flushes at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes at exit
         code = 0
     sys.exit(code)

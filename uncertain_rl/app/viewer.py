@@ -22,13 +22,22 @@ from pathlib import Path
 import numpy as np
 
 from ..base import Signal
-from ..rundir import (COLUMNS, RunData, SNAPSHOTS_FILE, legend, load_run, load_snapshots,
-                                 save_snapshots, write_atomic)
+from uncertain_rl.rundir import (
+    COLUMNS,
+    RunData,
+    SNAPSHOTS_FILE,
+    legend,
+    load_run,
+    load_snapshots,
+    save_snapshots,
+    write_atomic,
+)
 
 # %% ../../nbs/90_app.viewer.ipynb #vz000010
 def known_signals() -> dict:
     "How to show each per-cell array, by name: the loop's signals, then every registered agent's (see `registry`)."
     from uncertain_rl.registry import agent_signals
+
     return {s.name: s for s in agent_signals()}
 
 
@@ -38,11 +47,12 @@ DIRECTIONS = ('right', 'left', 'both')
 
 def run_quantities(run: RunData) -> dict:
     "The signals `run` recorded, by name, in the declared order, then any other per-cell array (labelled by its name)."
-    C, names, known = run.size ** 2, [k for k in run.snapshots if k not in LOOP_ENTRIES], known_signals()
+    C, names, known = run.size**2, [k for k in run.snapshots if k not in LOOP_ENTRIES], known_signals()
     out = {n: known[n] for n in known if n in names}
     for n in names:
         a = run.snapshots[n]
-        if n in out or a.ndim < 3 or a.shape[2] != C: continue
+        if n in out or a.ndim < 3 or a.shape[2] != C:
+            continue
         out[n] = Signal(n, n.replace('_', ' '), per_action=a.ndim == 4 and a.shape[3] == 2)
     return out
 
@@ -52,22 +62,33 @@ def reachable(size: int) -> np.ndarray:
     return np.tri(size, dtype=bool)
 
 
-def cell_values(run: RunData, name: str, snapshot: int, seed: int = 0, direction: str = 'right',
-                member: int = 0) -> np.ndarray:
+def cell_values(
+    run: RunData, name: str, snapshot: int, seed: int = 0, direction: str = 'right', member: int = 0
+) -> np.ndarray:
     "Quantity `name` of `run` at `snapshot` for the seed at index `seed`, `[N, N]` float, NaN where unreachable."
     q = run_quantities(run).get(name)
-    if q is None: raise ValueError(f"quantity must be one of {', '.join(run_quantities(run))}, got {name!r}")
-    if direction not in DIRECTIONS: raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    if q is None:
+        raise ValueError(f"quantity must be one of {', '.join(run_quantities(run))}, got {name!r}")
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     N = run.size
     a = np.asarray(run.snapshots[name][seed, snapshot], np.float64)
-    if q.member: a = a[:, member]
+    if q.member:
+        a = a[:, member]
     if q.per_action:
-        right = run.action_mapping.reshape(-1)                            # the action that moves right, per cell
+        right = run.action_mapping.reshape(-1)  # the action that moves right, per cell
         cells = np.arange(N * N)
-        a = (a[cells, right] if direction == 'right' else a[cells, 1 - right] if direction == 'left'
-             else a.sum(-1) if q.kind == 'count' else a.max(-1))
+        a = (
+            a[cells, right]
+            if direction == 'right'
+            else a[cells, 1 - right]
+            if direction == 'left'
+            else a.sum(-1)
+            if q.kind == 'count'
+            else a.max(-1)
+        )
     elif q.kind == 'action':
-        a = (a == run.action_mapping.reshape(-1)).astype(np.float64)       # 1: the greedy action moves right
+        a = (a == run.action_mapping.reshape(-1)).astype(np.float64)  # 1: the greedy action moves right
     return np.where(reachable(N), a.reshape(N, N), np.nan)
 
 
@@ -80,84 +101,122 @@ def path_cells(path: np.ndarray, size: int) -> tuple:
 # %% ../../nbs/90_app.viewer.ipynb #vz000014
 def value_range(run: RunData, name: str, direction: str = 'right', member: int = 0) -> tuple:
     "The smallest and largest value of quantity `name` over every snapshot and seed (equal values get a unit range)."
-    values = np.stack([cell_values(run, name, s, i, direction, member)
-                       for i in range(len(run.seeds)) for s in range(run.num_snapshots)])
+    values = np.stack(
+        [
+            cell_values(run, name, s, i, direction, member)
+            for i in range(len(run.seeds))
+            for s in range(run.num_snapshots)
+        ]
+    )
     values = values[np.isfinite(values)]
-    lo, hi = (float(values.min()), float(values.max())) if values.size else (0., 1.)
-    return (lo, hi) if hi > lo else (lo - .5, hi + .5)
+    lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+    return (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
 
 
 def moving_average(x: np.ndarray, window: int) -> np.ndarray:
     "Trailing moving average of the finite prefix of `x`, `window` at a time (shorter at the start)."
-    x = np.asarray(x, np.float64); x = x[np.isfinite(x)]
-    c = np.concatenate([[0.], np.cumsum(x)])
+    x = np.asarray(x, np.float64)
+    x = x[np.isfinite(x)]
+    c = np.concatenate([[0.0], np.cumsum(x)])
     n = np.arange(1, len(x) + 1)
     return (c[n] - c[np.maximum(n - window, 0)]) / np.minimum(n, window)
 
 
 class RunPicture:
     "One run's figure, built once: heat map, paths, treasure, learning curve; `draw(...)` returns PNG bytes."
+
     def __init__(self, run: RunData, figsize=(9.2, 3.9), dpi: int = 80):
         import matplotlib
         from matplotlib.figure import Figure
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib import patheffects
+
         self.run, N = run, run.size
-        self.ranges = {}                     # (quantity, direction, member) -> value_range, computed on first use
+        self.ranges = {}  # (quantity, direction, member) -> value_range, computed on first use
         self.fig = fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(fig)
-        grid = fig.add_gridspec(1, 4, width_ratios=[1, .05, .38, 1.3], wspace=.08, left=.06, right=.98, bottom=.14,
-                                top=.86)                                  # heat map, colour bar, a gap, the curve
+        grid = fig.add_gridspec(
+            1, 4, width_ratios=[1, 0.05, 0.38, 1.3], wspace=0.08, left=0.06, right=0.98, bottom=0.14, top=0.86
+        )  # heat map, colour bar, a gap, the curve
         ax, cax, self.curve_ax = fig.add_subplot(grid[0]), fig.add_subplot(grid[1]), fig.add_subplot(grid[3])
-        self.cmaps = {'value': matplotlib.colormaps['viridis'].with_extremes(bad='#e4e4e4'),
-                      'count': matplotlib.colormaps['magma'].with_extremes(bad='#e4e4e4'),
-                      'action': matplotlib.colors.ListedColormap(['#5b8fd6', '#e8a33d']).with_extremes(bad='#e4e4e4')}
-        self.image = ax.imshow(np.full((N, N), np.nan), cmap=self.cmaps['value'], interpolation='nearest',
-                               extent=(-.5, N - .5, N - .5, -.5))
+        self.cmaps = {
+            'value': matplotlib.colormaps['viridis'].with_extremes(bad='#e4e4e4'),
+            'count': matplotlib.colormaps['magma'].with_extremes(bad='#e4e4e4'),
+            'action': matplotlib.colors.ListedColormap(['#5b8fd6', '#e8a33d']).with_extremes(bad='#e4e4e4'),
+        }
+        self.image = ax.imshow(
+            np.full((N, N), np.nan),
+            cmap=self.cmaps['value'],
+            interpolation='nearest',
+            extent=(-0.5, N - 0.5, N - 0.5, -0.5),
+        )
         self.colorbar = fig.colorbar(self.image, cax=cax)
         outline = [patheffects.withStroke(linewidth=4.5, foreground='black')]
-        self.greedy_line, = ax.plot([], [], '-o', color='white', lw=2.5, ms=3, path_effects=outline, label='greedy path')
-        self.last_line, = ax.plot([], [], '--', color='#ff7f0e', lw=2, label='last episode')
+        (self.greedy_line,) = ax.plot(
+            [], [], '-o', color='white', lw=2.5, ms=3, path_effects=outline, label='greedy path'
+        )
+        (self.last_line,) = ax.plot([], [], '--', color='#ff7f0e', lw=2, label='last episode')
         ax.plot([0], [0], 's', ms=7, mfc='none', mec='white', mew=1.5)
         ax.plot([N - 1], [N - 1], '*', ms=15, color='gold', mec='black', mew=1, label='treasure')
-        ax.set_xlabel('column'); ax.set_ylabel('row (depth)')
-        ticks = np.arange(0, N, max(1, N // 5)); ax.set_xticks(ticks); ax.set_yticks(ticks)
-        ax.legend(loc='upper right', fontsize=7, framealpha=.85)
+        ax.set_xlabel('column')
+        ax.set_ylabel('row (depth)')
+        ticks = np.arange(0, N, max(1, N // 5))
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
+        ax.legend(loc='upper right', fontsize=7, framealpha=0.85)
         self.heat_ax = ax
         w = max(1, run.returns.shape[1] // 30)
-        self.curves = [self.curve_ax.plot(moving_average(r, w), lw=1, color='#1f77b4', alpha=.3)[0]
-                       for r in run.returns]
-        self.curve_ax.set_xlim(0, max(1, run.returns.shape[1]))                  # fixed: the cursor moves, not the axes
+        self.curves = [
+            self.curve_ax.plot(moving_average(r, w), lw=1, color='#1f77b4', alpha=0.3)[0] for r in run.returns
+        ]
+        self.curve_ax.set_xlim(0, max(1, run.returns.shape[1]))  # fixed: the cursor moves, not the axes
         self.cursor = self.curve_ax.axvline(0, color='crimson', lw=1.5)
-        self.curve_ax.set_xlabel('episode'); self.curve_ax.set_ylabel(f'training return (mean of {w})')
+        self.curve_ax.set_xlabel('episode')
+        self.curve_ax.set_ylabel(f'training return (mean of {w})')
         self.curve_ax.set_title(run.label, fontsize=10)
 
-    def draw(self, name: str | None, snapshot: int, seed: int = 0, direction: str = 'right', member: int = 0,
-             show_greedy: bool = True, show_last: bool = True) -> bytes:
+    def draw(
+        self,
+        name: str | None,
+        snapshot: int,
+        seed: int = 0,
+        direction: str = 'right',
+        member: int = 0,
+        show_greedy: bool = True,
+        show_last: bool = True,
+    ) -> bytes:
         "The picture of quantity `name` (None: not recorded by this run) at `snapshot` for the seed at index `seed`."
         run, N = self.run, self.run.size
         snapshot = min(snapshot, run.num_snapshots - 1)
         q = run_quantities(run).get(name)
         if q is None:
-            values, kind, (lo, hi), label = np.full((N, N), np.nan), 'value', (0., 1.), f'{name}: not recorded'
+            values, kind, (lo, hi), label = np.full((N, N), np.nan), 'value', (0.0, 1.0), f'{name}: not recorded'
         else:
             values, kind = cell_values(run, name, snapshot, seed, direction, member), q.kind
             key = (name, direction, member)
-            if key not in self.ranges: self.ranges[key] = value_range(run, name, direction, member)
-            lo, hi = self.ranges[key] if kind != 'action' else (-.5, 1.5)
-            if kind == 'count': values, lo, hi = np.log10(1 + values), 0., np.log10(1 + hi)
+            if key not in self.ranges:
+                self.ranges[key] = value_range(run, name, direction, member)
+            lo, hi = self.ranges[key] if kind != 'action' else (-0.5, 1.5)
+            if kind == 'count':
+                values, lo, hi = np.log10(1 + values), 0.0, np.log10(1 + hi)
             label = q.label + (f', {direction}' if q.per_action else '') + (f', member {member}' if q.member else '')
-        self.image.set_data(values); self.image.set_cmap(self.cmaps[kind]); self.image.set_clim(lo, hi)
+        self.image.set_data(values)
+        self.image.set_cmap(self.cmaps[kind])
+        self.image.set_clim(lo, hi)
         ticks = [0, 1] if kind == 'action' else np.linspace(lo, hi, 5)
         self.colorbar.set_ticks(ticks, labels=['left', 'right'] if kind == 'action' else [f'{t:.3g}' for t in ticks])
         self.colorbar.set_label('log10(1 + visits)' if kind == 'count' else '', fontsize=8)
-        for line, key, show in ((self.greedy_line, 'greedy_path', show_greedy), (self.last_line, 'last_path', show_last)):
+        for line, key, show in (
+            (self.greedy_line, 'greedy_path', show_greedy),
+            (self.last_line, 'last_path', show_last),
+        ):
             rows, cols = path_cells(run.snapshots[key][seed, snapshot], N) if show else ([], [])
             line.set_data(cols, rows)
         episode = int(run.snapshots['episode'][seed, snapshot])
         self.heat_ax.set_title(f'{label}\nseed {run.seeds[seed]}, episode {episode}', fontsize=10)
         for i, line in enumerate(self.curves):
-            line.set_alpha(1. if i == seed else .25); line.set_linewidth(1.8 if i == seed else .8)
+            line.set_alpha(1.0 if i == seed else 0.25)
+            line.set_linewidth(1.8 if i == seed else 0.8)
         self.cursor.set_xdata([episode, episode])
         buffer = io.BytesIO()
         self.fig.savefig(buffer, format='png')
@@ -166,13 +225,24 @@ class RunPicture:
 # %% ../../nbs/90_app.viewer.ipynb #vz000017
 class DeepSeaViewer:
     "An ipywidgets app over one or more runs' snapshots: a quantity, a snapshot, a seed and a member at a time."
-    def __init__(self, runs, quantity: str | None = None, snapshot: int | None = None, seed: int = 0,
-                 direction: str = 'right', member: int = 0):
+
+    def __init__(
+        self,
+        runs,
+        quantity: str | None = None,
+        snapshot: int | None = None,
+        seed: int = 0,
+        direction: str = 'right',
+        member: int = 0,
+    ):
         import ipywidgets as W
+
         self.runs = [load_snapshots(r) for r in (runs if isinstance(runs, (list, tuple)) else [runs])]
-        if not self.runs: raise ValueError("runs must name at least one run, got an empty list")
+        if not self.runs:
+            raise ValueError("runs must name at least one run, got an empty list")
         self.quantities = {}
-        for loaded in self.runs: self.quantities.update(run_quantities(loaded))
+        for loaded in self.runs:
+            self.quantities.update(run_quantities(loaded))
         default = 'q_std' if 'q_std' in self.quantities else next(iter(self.quantities))
         quantity = default if quantity is None else quantity
         if quantity not in self.quantities:
@@ -180,29 +250,57 @@ class DeepSeaViewer:
         S = max(r.num_snapshots for r in self.runs)
         n_seeds = min(len(r.seeds) for r in self.runs)
         K = max(r.num_members for r in self.runs) or 1
-        self.quantity = W.Dropdown(options=[(q.label, n) for n, q in self.quantities.items()], value=quantity,
-                                   description='quantity')
-        self.direction = W.ToggleButtons(options=list(DIRECTIONS), value=direction, description='action',
-                                         style={'button_width': '60px', 'description_width': '50px'})
-        self.snapshot = W.IntSlider(min=0, max=S - 1, value=S - 1 if snapshot is None else snapshot,
-                                    description='snapshot', continuous_update=True)
+        self.quantity = W.Dropdown(
+            options=[(q.label, n) for n, q in self.quantities.items()], value=quantity, description='quantity'
+        )
+        self.direction = W.ToggleButtons(
+            options=list(DIRECTIONS),
+            value=direction,
+            description='action',
+            style={'button_width': '60px', 'description_width': '50px'},
+        )
+        self.snapshot = W.IntSlider(
+            min=0,
+            max=S - 1,
+            value=S - 1 if snapshot is None else snapshot,
+            description='snapshot',
+            continuous_update=True,
+        )
         self.play = W.Play(min=0, max=S - 1, value=self.snapshot.value, interval=350, description='play')
         W.jslink((self.play, 'value'), (self.snapshot, 'value'))
-        self.seed = W.Dropdown(options=[(f'seed {self.runs[0].seeds[i]}', i) for i in range(n_seeds)], value=seed,
-                               description='seed', layout=W.Layout(width='180px'))
+        self.seed = W.Dropdown(
+            options=[(f'seed {self.runs[0].seeds[i]}', i) for i in range(n_seeds)],
+            value=seed,
+            description='seed',
+            layout=W.Layout(width='180px'),
+        )
         self.member = W.IntSlider(min=0, max=K - 1, value=member, description='member')
         self.show_greedy = W.Checkbox(value=True, description='greedy path', indent=False)
         self.show_last = W.Checkbox(value=True, description='last episode', indent=False)
         self.status = W.HTML()
         self.pictures = [RunPicture(r) for r in self.runs]
-        width = '100%' if len(self.runs) == 1 else f'{99 / len(self.runs):.1f}%'   # side by side, scaled to fit
+        width = '100%' if len(self.runs) == 1 else f'{99 / len(self.runs):.1f}%'  # side by side, scaled to fit
         self.images = [W.Image(format='png', layout=W.Layout(max_width=width)) for _ in self.runs]
-        self.controls = (self.quantity, self.direction, self.snapshot, self.seed, self.member, self.show_greedy,
-                         self.show_last)
-        for control in self.controls: control.observe(lambda change: self.redraw(), names='value')
-        self.widget = W.VBox([W.HBox([self.quantity, self.direction]), W.HBox([self.play, self.snapshot, self.seed]),
-                              W.HBox([self.member, self.show_greedy, self.show_last]), self.status,
-                              W.HBox(self.images)])
+        self.controls = (
+            self.quantity,
+            self.direction,
+            self.snapshot,
+            self.seed,
+            self.member,
+            self.show_greedy,
+            self.show_last,
+        )
+        for control in self.controls:
+            control.observe(lambda change: self.redraw(), names='value')
+        self.widget = W.VBox(
+            [
+                W.HBox([self.quantity, self.direction]),
+                W.HBox([self.play, self.snapshot, self.seed]),
+                W.HBox([self.member, self.show_greedy, self.show_last]),
+                self.status,
+                W.HBox(self.images),
+            ]
+        )
         self.redraw()
 
     def redraw(self) -> None:
@@ -210,37 +308,77 @@ class DeepSeaViewer:
         q = self.quantities[self.quantity.value]
         self.direction.disabled, self.member.disabled = not q.per_action, not q.member
         for picture, image in zip(self.pictures, self.images):
-            image.value = picture.draw(self.quantity.value, self.snapshot.value, self.seed.value, self.direction.value,
-                                       self.member.value, self.show_greedy.value, self.show_last.value)
-        episodes = ', '.join(f"{r.label}: episode {int(r.snapshots['episode'][self.seed.value, min(self.snapshot.value, r.num_snapshots - 1)])}"
-                             for r in self.runs)
+            image.value = picture.draw(
+                self.quantity.value,
+                self.snapshot.value,
+                self.seed.value,
+                self.direction.value,
+                self.member.value,
+                self.show_greedy.value,
+                self.show_last.value,
+            )
+        episodes = ', '.join(
+            f"{r.label}: episode "
+            f"{int(r.snapshots['episode'][self.seed.value, min(self.snapshot.value, r.num_snapshots - 1)])}"
+            for r in self.runs
+        )
         self.status.value = f'<small><b>{q.label}</b>: {q.help}. {episodes}.</small>'
 
-    def _repr_mimebundle_(self, **kwargs): return self.widget._repr_mimebundle_(**kwargs)
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
 
     @classmethod
-    def train(cls, agent: str = 'boot_dqn', size: int = 10, episodes: int = 300, seeds: int = 1, seed: int = 0,
-              mapping_seed: int = 42, snapshots: int = 50, out=None, progress: bool = True, **overrides):
+    def train(
+        cls,
+        agent: str = 'boot_dqn',
+        size: int = 10,
+        episodes: int = 300,
+        seeds: int = 1,
+        seed: int = 0,
+        mapping_seed: int = 42,
+        snapshots: int = 50,
+        out=None,
+        progress: bool = True,
+        **overrides,
+    ):
         """Train `agent` on Deep Sea `size` (`experiments.run`; `overrides` for its config), then open it.
         The run directory is `out` (default: a new temporary directory)."""
         from uncertain_rl.experiments import Experiment, run
-        out = Path(out or tempfile.mkdtemp(prefix=f'{agent}-deep_sea-'))
-        run(Experiment(agent, 'deep_sea', episodes=episodes, seeds=seeds, first_seed=seed, size=size,
-                       mapping_seed=mapping_seed, snapshots=snapshots, overrides=overrides), out=out, progress=progress)
-        return cls(out)
 
+        out = Path(out or tempfile.mkdtemp(prefix=f'{agent}-deep_sea-'))
+        run(
+            Experiment(
+                agent,
+                'deep_sea',
+                episodes=episodes,
+                seeds=seeds,
+                first_seed=seed,
+                size=size,
+                mapping_seed=mapping_seed,
+                snapshots=snapshots,
+                overrides=overrides,
+            ),
+            out=out,
+            progress=progress,
+        )
+        return cls(out)
 
 # %% ../../nbs/90_app.viewer.ipynb #vz000021
 VIEWER_FILE = 'viewer.html'
-STATIC = importlib.resources.files('uncertain_rl.app') / 'static'     # the page's HTML, CSS and JavaScript files
-_MARKS = dict(title='<title>/*UNCERTAIN_RL_TITLE*/</title>', css='/*UNCERTAIN_RL_CSS*/',
-              data='const DATA = /*UNCERTAIN_RL_DATA*/null;', js='/*UNCERTAIN_RL_JS*/')
+STATIC = importlib.resources.files('uncertain_rl.app') / 'static'  # the page's HTML, CSS and JavaScript files
+_MARKS = dict(
+    title='<title>/*UNCERTAIN_RL_TITLE*/</title>',
+    css='/*UNCERTAIN_RL_CSS*/',
+    data='const DATA = /*UNCERTAIN_RL_DATA*/null;',
+    js='/*UNCERTAIN_RL_JS*/',
+)
 
 
 def page_template() -> str:
     "The offline page: `viewer.html` with `viewer.css` and `viewer.js` put in, the title and the data still to fill."
     page = (STATIC / 'viewer.html').read_text(encoding='utf-8')
-    for name in ('css', 'js'): page = page.replace(_MARKS[name], (STATIC / f'viewer.{name}').read_text(encoding='utf-8'), 1)
+    for name in ('css', 'js'):
+        page = page.replace(_MARKS[name], (STATIC / f'viewer.{name}').read_text(encoding='utf-8'), 1)
     return page
 
 
@@ -256,24 +394,48 @@ def viewer_data(run: RunData, summary: dict | None = None) -> dict:
     "The offline page's data: every recorded quantity except per-member Q, paths, returns, and the summary table."
     quantities = []
     for name, q in run_quantities(run).items():
-        if q.member: continue
-        directions = (('right', 'left', 'both') if q.kind == 'count' else ('right', 'left')) if q.per_action else (None,)
+        if q.member:
+            continue
+        directions = (
+            (('right', 'left', 'both') if q.kind == 'count' else ('right', 'left')) if q.per_action else (None,)
+        )
         for d in directions:
-            data = np.stack([np.stack([cell_values(run, name, s, i, d or 'right').reshape(-1)
-                                       for s in range(run.num_snapshots)]) for i in range(len(run.seeds))])
-            quantities.append(dict(name=name + (f'_{d}' if d else ''), label=q.label + (f', {d}' if d else ''),
-                                   kind=q.kind, help=q.help, data=_rounded(data)))
-    data = dict(title=f'{run.label} (N = {run.size})', size=run.size, seeds=run.seeds,
-                snapshot_episodes=run.snapshots['episode'][0].tolist(), snapshot_steps=run.snapshots['step'][0].tolist(),
-                quantities=quantities,
-                paths={k: run.snapshots[f'{k}_path'].tolist() for k in ('greedy', 'last')},
-                returns=_rounded(run.returns))
+            data = np.stack(
+                [
+                    np.stack([cell_values(run, name, s, i, d or 'right').reshape(-1) for s in range(run.num_snapshots)])
+                    for i in range(len(run.seeds))
+                ]
+            )
+            quantities.append(
+                dict(
+                    name=name + (f'_{d}' if d else ''),
+                    label=q.label + (f', {d}' if d else ''),
+                    kind=q.kind,
+                    help=q.help,
+                    data=_rounded(data),
+                )
+            )
+    data = dict(
+        title=f'{run.label} (N = {run.size})',
+        size=run.size,
+        seeds=run.seeds,
+        snapshot_episodes=run.snapshots['episode'][0].tolist(),
+        snapshot_steps=run.snapshots['step'][0].tolist(),
+        quantities=quantities,
+        paths={k: run.snapshots[f'{k}_path'].tolist() for k in ('greedy', 'last')},
+        returns=_rounded(run.returns),
+    )
     if summary:
         rows = summary.get('results', [])
         columns = list(dict.fromkeys(k for r in rows for k in r))
-        data.update(summary=dict(columns=[COLUMNS.get(k, k) for k in columns], legend=legend(rows),
-                                 rows=[[_round_cell(r.get(k)) for k in columns] for r in rows]),
-                    notes=summary.get('command', ''))
+        data.update(
+            summary=dict(
+                columns=[COLUMNS.get(k, k) for k in columns],
+                legend=legend(rows),
+                rows=[[_round_cell(r.get(k)) for k in columns] for r in rows],
+            ),
+            notes=summary.get('command', ''),
+        )
     return data
 
 
@@ -285,20 +447,33 @@ def _round_cell(v):
 def render_viewer_html(data: dict, title: str) -> str:
     "The page with `data` and `title` put in; the JSON is escaped so that nothing in it can end the script."
     import html
-    js = (json.dumps(data, separators=(',', ':'), allow_nan=False).replace('</', '<\\/').replace('<!--', '<\\u0021--')
-          .replace('\u2028', '\\u2028').replace('\u2029', '\\u2029'))
+
+    js = (
+        json.dumps(data, separators=(',', ':'), allow_nan=False)
+        .replace('</', '<\\/')
+        .replace('<!--', '<\\u0021--')
+        .replace('\u2028', '\\u2028')
+        .replace('\u2029', '\\u2029')
+    )
     page = page_template()
     i, j = page.index(_MARKS['title']), page.index(_MARKS['data'])
-    return (page[:i] + f'<title>{html.escape(title)}</title>' + page[i + len(_MARKS['title']):j] + f'const DATA = {js};'
-            + page[j + len(_MARKS['data']):])
+    return (
+        page[:i]
+        + f'<title>{html.escape(title)}</title>'
+        + page[i + len(_MARKS['title']) : j]
+        + f'const DATA = {js};'
+        + page[j + len(_MARKS['data']) :]
+    )
 
 
 def write_viewer_html(run_dir, out=None) -> Path:
     "Write the offline page of the run in `run_dir` (default `RUN_DIR/viewer.html`) atomically; returns its path."
     stored = load_run(run_dir)
     if not stored.has_snapshots:
-        raise ValueError(f"{str(run_dir)!r} has no {SNAPSHOTS_FILE}: train on Deep Sea with snapshots on "
-                         f"(uncertain-rl train --env deep_sea; they are on by default)")
+        raise ValueError(
+            f"{str(run_dir)!r} has no {SNAPSHOTS_FILE}: train on Deep Sea with snapshots on "
+            f"(uncertain-rl train --env deep_sea; they are on by default)"
+        )
     data = viewer_data(stored.snapshots(), stored.summary or None)
     out = Path(out) if out else stored.path / VIEWER_FILE
     write_atomic(out, render_viewer_html(data, data['title']))
@@ -309,7 +484,8 @@ def example_runs() -> dict:
     "The example runs of the repository's `examples/runs/` (looked for from here upwards), by directory name."
     for base in (Path.cwd(), *Path.cwd().parents):
         runs = sorted((base / 'examples' / 'runs').glob(f'*/{SNAPSHOTS_FILE}'))
-        if runs: return {r.parent.name: r.parent for r in runs}
+        if runs:
+            return {r.parent.name: r.parent for r in runs}
     return {}
 
 
@@ -317,30 +493,44 @@ def viewer_app(runs=None, run_root='runs'):
     "An ipywidgets app: open run directories (comma-separated to compare) or train a run, and view it."
     import ipywidgets as W
     from uncertain_rl.registry import AGENTS, runs_on
+
     sources = [str(r) for r in (runs if isinstance(runs, (list, tuple)) else [runs] if runs else [])]
-    path = W.Text(value=', '.join(sources), description='run dirs', layout=W.Layout(width='560px'),
-                  placeholder='runs/boot_dqn-deep_sea-..., runs/tdu-deep_sea-...')
+    path = W.Text(
+        value=', '.join(sources),
+        description='run dirs',
+        layout=W.Layout(width='560px'),
+        placeholder='runs/boot_dqn-deep_sea-..., runs/tdu-deep_sea-...',
+    )
     open_button = W.Button(description='open', button_style='primary')
-    agent = W.Dropdown(options=[a for a in AGENTS if runs_on(a, 'deep_sea')], value='boot_dqn', description='agent', layout=W.Layout(width='200px'))
+    agent = W.Dropdown(
+        options=[a for a in AGENTS if runs_on(a, 'deep_sea')],
+        value='boot_dqn',
+        description='agent',
+        layout=W.Layout(width='200px'),
+    )
     size = W.BoundedIntText(value=10, min=2, max=50, description='N', layout=W.Layout(width='130px'))
     episodes = W.BoundedIntText(value=300, min=10, max=100_000, description='episodes', layout=W.Layout(width='180px'))
     seeds = W.BoundedIntText(value=1, min=1, max=64, description='seeds', layout=W.Layout(width='140px'))
     train_button = W.Button(description='train')
-    message, progress, holder = W.HTML(), W.Output(), W.VBox()       # training's progress bar, then the viewer
+    message, progress, holder = W.HTML(), W.Output(), W.VBox()  # training's progress bar, then the viewer
 
     def show(viewer_or_sources):
         try:
-            viewer = (viewer_or_sources if isinstance(viewer_or_sources, DeepSeaViewer)
-                      else DeepSeaViewer(viewer_or_sources))
+            viewer = (
+                viewer_or_sources if isinstance(viewer_or_sources, DeepSeaViewer) else DeepSeaViewer(viewer_or_sources)
+            )
         except (ValueError, OSError) as e:
-            message.value = f'<span style="color:#b00020">{html.escape(str(e))}</span>'; return
+            message.value = f'<span style="color:#b00020">{html.escape(str(e))}</span>'
+            return
         message.value = ''
         holder.children = (viewer.widget,)
         app.viewer = viewer
 
     def on_open(_):
         names = [p.strip() for p in path.value.split(',') if p.strip()]
-        if not names: message.value = '<span style="color:#b00020">give a run directory</span>'; return
+        if not names:
+            message.value = '<span style="color:#b00020">give a run directory</span>'
+            return
         show(names)
 
     def on_train(_):
@@ -353,42 +543,66 @@ def viewer_app(runs=None, run_root='runs'):
             progress.clear_output()
             path.value = str(target)
             show(viewer)
-        except (ValueError, OSError) as e: message.value = f'<span style="color:#b00020">{html.escape(str(e))}</span>'
-        finally: train_button.disabled = False
+        except (ValueError, OSError) as e:
+            message.value = f'<span style="color:#b00020">{html.escape(str(e))}</span>'
+        finally:
+            train_button.disabled = False
 
-    open_button.on_click(on_open); train_button.on_click(on_train)
-    app = W.VBox([W.HBox([path, open_button]), W.HBox([agent, size, episodes, seeds, train_button]), message,
-                  progress, holder])
+    open_button.on_click(on_open)
+    train_button.on_click(on_train)
+    app = W.VBox(
+        [W.HBox([path, open_button]), W.HBox([agent, size, episodes, seeds, train_button]), message, progress, holder]
+    )
     app.viewer = None
-    if sources: show(sources)
+    if sources:
+        show(sources)
     return app
 
 # %% ../../nbs/90_app.viewer.ipynb #vz000029
 APP_NOTEBOOK = 'deep_sea_viewer.ipynb'
-VOILA_TEMPLATE = 'uncertain_rl'      # our template's name: Voila's lab template without the CDN's Font Awesome links
+VOILA_TEMPLATE = 'uncertain_rl'  # our template's name: Voila's lab template without the CDN's Font Awesome links
 
 
-def voila_command(directory, runs=(), port: int = 8866, open_browser: bool = True, notebook=None,
-                  token: str | None = None) -> tuple:
+def voila_command(
+    directory, runs=(), port: int = 8866, open_browser: bool = True, notebook=None, token: str | None = None
+) -> tuple:
     """`(argv, env)` that serve the app with Voila on 127.0.0.1 with our offline template (copied into `directory`),
     behind `token` (every request must carry it: `?token=...` once, then a cookie) and answering only requests whose
     `Host` is a loopback address or `localhost` (DNS rebinding). The settings go into a config file in `directory`,
     not onto the command line, where other users' `ps` would show the token."""
     import sys
+
     share = Path(directory) / 'share' / 'jupyter'
     template = share / 'voila' / 'templates' / VOILA_TEMPLATE
     template.mkdir(parents=True, exist_ok=True)
-    for f in (STATIC / 'voila').iterdir(): (template / f.name).write_text(f.read_text(encoding='utf-8'))
+    for f in (STATIC / 'voila').iterdir():
+        (template / f.name).write_text(f.read_text(encoding='utf-8'))
     config = Path(directory) / 'config'
     config.mkdir(exist_ok=True)
-    settings = {'Voila': {'token': token or secrets.token_urlsafe(24),
-                          'tornado_settings': {'allow_remote_access': False, 'local_hostnames': ['localhost']}}}
+    settings = {
+        'Voila': {
+            'token': token or secrets.token_urlsafe(24),
+            'tornado_settings': {'allow_remote_access': False, 'local_hostnames': ['localhost']},
+        }
+    }
     (config / 'voila.json').write_text(json.dumps(settings))
     os.chmod(config / 'voila.json', 0o600)
-    env = dict(os.environ, JUPYTER_PATH=os.pathsep.join(p for p in (str(share), os.environ.get('JUPYTER_PATH')) if p),
-               JUPYTER_CONFIG_PATH=os.pathsep.join(p for p in (str(config), os.environ.get('JUPYTER_CONFIG_PATH')) if p))
-    if runs: env['UNCERTAIN_RL_RUNS'] = ','.join(str(Path(r).resolve()) for r in runs)
+    env = dict(
+        os.environ,
+        JUPYTER_PATH=os.pathsep.join(p for p in (str(share), os.environ.get('JUPYTER_PATH')) if p),
+        JUPYTER_CONFIG_PATH=os.pathsep.join(p for p in (str(config), os.environ.get('JUPYTER_CONFIG_PATH')) if p),
+    )
+    if runs:
+        env['UNCERTAIN_RL_RUNS'] = ','.join(str(Path(r).resolve()) for r in runs)
     notebook = Path(notebook) if notebook else Path(str(STATIC / APP_NOTEBOOK))
-    argv = [sys.executable, '-m', 'voila', str(notebook), f'--template={VOILA_TEMPLATE}', f'--port={port}',
-            '--Voila.ip=127.0.0.1', '--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension']
+    argv = [
+        sys.executable,
+        '-m',
+        'voila',
+        str(notebook),
+        f'--template={VOILA_TEMPLATE}',
+        f'--port={port}',
+        '--Voila.ip=127.0.0.1',
+        '--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension',
+    ]
     return argv + ([] if open_browser else ['--no-browser']), env

@@ -15,17 +15,18 @@ from ..checks import check_int
 
 # %% ../../nbs/12_envs.binary_tree.ipynb #31cf40b5
 from uncertain_rl.envs.core import gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
+
+environment, spaces = gymnax_core()  # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/12_envs.binary_tree.ipynb #aa74c0b6
 @struct.dataclass
 class BinaryTreeState:
-    node: jax.Array              # state index in [0, 2L]: junction j is 2j, its leaf 2j + 1, the goal 2L
+    node: jax.Array  # state index in [0, 2L]: junction j is 2j, its leaf 2j + 1, the goal 2L
 
 
 @struct.dataclass
 class BinaryTreeParams:
-    terminating_action: jax.Array   # [L] int32: the action that ends the episode at each junction
+    terminating_action: jax.Array  # [L] int32: the action that ends the episode at each junction
 
 
 def terminating_actions(depth: int, mapping_seed: int = 42) -> np.ndarray:
@@ -35,6 +36,7 @@ def terminating_actions(depth: int, mapping_seed: int = 42) -> np.ndarray:
 
 class BinaryTree(environment.Environment):
     "The binary tree MDP of Janz et al. (2019) as a gymnax environment (jit- and vmap-able)."
+
     one_hot_observations = True
 
     def __init__(self, depth: int, mapping_seed: int = 42):
@@ -64,21 +66,32 @@ class BinaryTree(environment.Environment):
         node = jnp.where(dead_end, state.node + 1, state.node + 2).astype(jnp.int32)
         reward = (node == 2 * self.depth).astype(jnp.float32)
         terminated = dead_end | (node == 2 * self.depth)
-        info = dict(discount=1. - terminated.astype(jnp.float32))
+        info = dict(discount=1.0 - terminated.astype(jnp.float32))
         return self.observation(node), BinaryTreeState(node), reward, terminated, info
 
-    def is_truncated(self, state, params) -> jax.Array: return jnp.bool_(False)
+    def is_truncated(self, state, params) -> jax.Array:
+        return jnp.bool_(False)
+
     def is_terminated(self, state, params) -> jax.Array:
         return (state.node % 2 == 1) | (state.node == 2 * self.depth)
 
     @property
-    def optimal_return(self) -> float: return 1.
+    def optimal_return(self) -> float:
+        return 1.0
+
     @property
-    def name(self) -> str: return "BinaryTree"
+    def name(self) -> str:
+        return "BinaryTree"
+
     @property
-    def num_actions(self) -> int: return 2
-    def action_space(self, params=None): return spaces.Discrete(2)
-    def observation_space(self, params=None): return spaces.Box(0., 1., (self.num_states,), jnp.float32)
+    def num_actions(self) -> int:
+        return 2
+
+    def action_space(self, params=None):
+        return spaces.Discrete(2)
+
+    def observation_space(self, params=None):
+        return spaces.Box(0.0, 1.0, (self.num_states,), jnp.float32)
 
 # %% ../../nbs/12_envs.binary_tree.ipynb #btent002
 from .. import metrics
@@ -91,6 +104,13 @@ def binary_tree_solved(logs: dict) -> np.ndarray:
     return metrics.tree_solved_at(logs['episode_return'], eligible)
 
 
-ENTRIES = (EnvEntry('binary_tree', lambda size, mapping_seed: BinaryTree(size, mapping_seed=mapping_seed),
-                    "Janz et al.'s binary tree, depth L", solved=binary_tree_solved,
-                    value_range=lambda params, discount: (-1., 1.), notebook='12_envs.binary_tree'),)
+ENTRIES = (
+    EnvEntry(
+        'binary_tree',
+        lambda size, mapping_seed: BinaryTree(size, mapping_seed=mapping_seed),
+        "Janz et al.'s binary tree, depth L",
+        solved=binary_tree_solved,
+        value_range=lambda params, discount: (-1.0, 1.0),
+        notebook='12_envs.binary_tree',
+    ),
+)

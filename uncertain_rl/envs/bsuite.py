@@ -22,6 +22,7 @@ def load_bsuite(bsuite_id: str, results_dir: str, overwrite: bool = True):
     "bsuite's environment `bsuite_id`, recording bsuite's CSV log into `results_dir`, and its `EnvSpec`."
     import bsuite
     from bsuite import sweep
+
     if bsuite_id not in sweep.SETTINGS:
         raise ValueError(f"bsuite_id must be a bsuite id such as 'deep_sea/0' or 'cartpole/0', got {bsuite_id!r}")
     env = bsuite.load_and_record_to_csv(bsuite_id, results_dir=results_dir, overwrite=overwrite)
@@ -31,42 +32,58 @@ def load_bsuite(bsuite_id: str, results_dir: str, overwrite: bool = True):
 def run_dm_env(env, agent: Agent, key: jax.Array, num_episodes: int, hparams=None, progress: bool = False):
     "Train `agent` on dm_env `env` for `num_episodes` episodes; returns `(agent_state, per-episode logs)`."
     from tqdm.auto import tqdm
+
     act, observe = jax.jit(agent.act), jax.jit(agent.observe)
     key, k_init = jax.random.split(key)
     ts = env.reset()
     state = agent.init(k_init, jnp.asarray(ts.observation, jnp.float32), agent.hparams if hparams is None else hparams)
     logs = {'episode_return': [], 'episode_length': []}
     for _ in tqdm(range(num_episodes), disable=not progress, leave=False):
-        total, length, sums = 0., 0, {}
+        total, length, sums = 0.0, 0, {}
         while True:
             key, k_act, k_obs = jax.random.split(key, 3)
             obs = jnp.asarray(ts.observation, jnp.float32)
             action, state = act(state, obs, k_act)
             nxt = env.step(int(action))
-            tr = Transition(obs, action, jnp.float32(nxt.reward), jnp.float32(nxt.discount),
-                            jnp.asarray(nxt.observation, jnp.float32), jnp.bool_(nxt.last()))
+            tr = Transition(
+                obs,
+                action,
+                jnp.float32(nxt.reward),
+                jnp.float32(nxt.discount),
+                jnp.asarray(nxt.observation, jnp.float32),
+                jnp.bool_(nxt.last()),
+            )
             state, metrics = observe(state, tr, k_obs)
-            for k, v in metrics.items(): sums[k] = sums.get(k, 0.) + float(v)
+            for k, v in metrics.items():
+                sums[k] = sums.get(k, 0.0) + float(v)
             total, length, ts = total + float(nxt.reward), length + 1, nxt
-            if nxt.last(): break
+            if nxt.last():
+                break
         ts = env.reset()
-        logs['episode_return'].append(total); logs['episode_length'].append(length)
-        for k, v in sums.items(): logs.setdefault(k, []).append(v / length)
-        if not np.isfinite(logs.get('loss', [0.])[-1]):
+        logs['episode_return'].append(total)
+        logs['episode_length'].append(length)
+        for k, v in sums.items():
+            logs.setdefault(k, []).append(v / length)
+        if not np.isfinite(logs.get('loss', [0.0])[-1]):
             raise FloatingPointError(f"non-finite loss after {len(logs['episode_return'])} episodes: stopping")
     return state, {k: np.asarray(v) for k, v in logs.items()}
 
 # %% ../../nbs/11_envs.bsuite.ipynb #9f145f50
-BSUITE_VALUE_RANGES = {           # bsuite experiment -> discount -> (lowest, highest) discounted return
-    'bandit': lambda discount: (0., 1.), 'catch': lambda discount: (-1., 1.),
-    'deep_sea': lambda discount: (-1., 1.), 'deep_sea_stochastic': lambda discount: (-4., 4.),
-    'cartpole': lambda discount: (0., 1 / (1 - discount)), 'mountain_car': lambda discount: (-1 / (1 - discount), 0.)}
+BSUITE_VALUE_RANGES = {  # bsuite experiment -> discount -> (lowest, highest) discounted return
+    'bandit': lambda discount: (0.0, 1.0),
+    'catch': lambda discount: (-1.0, 1.0),
+    'deep_sea': lambda discount: (-1.0, 1.0),
+    'deep_sea_stochastic': lambda discount: (-4.0, 4.0),
+    'cartpole': lambda discount: (0.0, 1 / (1 - discount)),
+    'mountain_car': lambda discount: (-1 / (1 - discount), 0.0),
+}
 
 
 def bsuite_facts(bsuite_id: str):
     "What bsuite's experiment `bsuite_id` declares to agents: its return range (where bounded) and bsuite's episodes."
     import importlib
     from uncertain_rl.base import EnvFacts
+
     name = bsuite_id.split('/')[0]
     horizon = importlib.import_module(f'bsuite.experiments.{name}.sweep').NUM_EPISODES
     return EnvFacts(BSUITE_VALUE_RANGES.get(name), horizon)

@@ -15,7 +15,8 @@ from ..checks import check_number
 
 # %% ../../nbs/14_envs.cartpole.ipynb #73cb5b91
 from uncertain_rl.envs.core import RunningStatistics, gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
+
+environment, spaces = gymnax_core()  # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cp000006
 @struct.dataclass
@@ -24,21 +25,21 @@ class CartpoleState:
     x_dot: jax.Array
     theta: jax.Array
     theta_dot: jax.Array
-    time: jax.Array                # steps taken in this episode (int32)
-    episode_raw: jax.Array = 0.    # bsuite's statistics, without the noise: this episode's return so far,
-    raw_return: jax.Array = 0.     # the return of every episode so far (bsuite's `raw_return`),
-    best_episode: jax.Array = 0.   # and the best finished episode's (bsuite's `best_episode`)
+    time: jax.Array  # steps taken in this episode (int32)
+    episode_raw: jax.Array = 0.0  # bsuite's statistics, without the noise: this episode's return so far,
+    raw_return: jax.Array = 0.0  # the return of every episode so far (bsuite's `raw_return`),
+    best_episode: jax.Array = 0.0  # and the best finished episode's (bsuite's `best_episode`)
 
 
 @struct.dataclass
 class CartpoleParams:
-    noise_scale: jax.Array         # std of the Gaussian noise added to every reward (0: bsuite's cartpole)
+    noise_scale: jax.Array  # std of the Gaussian noise added to every reward (0: bsuite's cartpole)
 
 
-MASS_CART, MASS_POLE, LENGTH, FORCE_MAG, GRAVITY = 1., .1, .5, 10., 9.8
+MASS_CART, MASS_POLE, LENGTH, FORCE_MAG, GRAVITY = 1.0, 0.1, 0.5, 10.0, 9.8
 
 
-def cartpole_dynamics(state: CartpoleState, action, timescale: float = .01) -> CartpoleState:
+def cartpole_dynamics(state: CartpoleState, action, timescale: float = 0.01) -> CartpoleState:
     "One Euler step of bsuite's cart-pole equations under force `(action - 1) * 10`."
     force = (action - 1) * FORCE_MAG
     cos, sin = jnp.cos(state.theta), jnp.sin(state.theta)
@@ -46,24 +47,37 @@ def cartpole_dynamics(state: CartpoleState, action, timescale: float = .01) -> C
     temp = (force + pl * jnp.square(state.theta_dot) * sin) / m_total
     theta_acc = (GRAVITY * sin - cos * temp) / (LENGTH * (4 / 3 - MASS_POLE * jnp.square(cos) / m_total))
     x_acc = temp - pl * theta_acc * cos / m_total
-    return state.replace(x=state.x + timescale * state.x_dot, x_dot=state.x_dot + timescale * x_acc,
-                         theta=jnp.remainder(state.theta + timescale * state.theta_dot, 2 * jnp.pi),
-                         theta_dot=state.theta_dot + timescale * theta_acc, time=state.time + 1)
+    return state.replace(
+        x=state.x + timescale * state.x_dot,
+        x_dot=state.x_dot + timescale * x_acc,
+        theta=jnp.remainder(state.theta + timescale * state.theta_dot, 2 * jnp.pi),
+        theta_dot=state.theta_dot + timescale * theta_acc,
+        time=state.time + 1,
+    )
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cp000009
-def max_steps(timescale: float = .01, max_time: float = 10.) -> int:
+def max_steps(timescale: float = 0.01, max_time: float = 10.0) -> int:
     "The step at which bsuite's float64 clock, advanced by `timescale` per step, first exceeds `max_time`."
-    t, n = 0., 0
-    while t <= max_time: t, n = t + timescale, n + 1
+    t, n = 0.0, 0
+    while t <= max_time:
+        t, n = t + timescale, n + 1
     return n
 
 
 class Cartpole(RunningStatistics, environment.Environment):
     "bsuite's Cartpole (and `cartpole_noise`: Gaussian reward noise of std `noise_scale`) as a gymnax environment."
-    RUNNING_STATISTICS = ('raw_return', 'best_episode')               # bsuite's, across episodes
 
-    def __init__(self, noise_scale: float = 0., height_threshold: float = .8, x_threshold: float = 3.,
-                 timescale: float = .01, max_time: float = 10., init_range: float = .05):
+    RUNNING_STATISTICS = ('raw_return', 'best_episode')  # bsuite's, across episodes
+
+    def __init__(
+        self,
+        noise_scale: float = 0.0,
+        height_threshold: float = 0.8,
+        x_threshold: float = 3.0,
+        timescale: float = 0.01,
+        max_time: float = 10.0,
+        init_range: float = 0.05,
+    ):
         super().__init__()
         self.noise_scale = check_number('noise_scale', noise_scale, 0)
         self.height_threshold, self.x_threshold = float(height_threshold), float(x_threshold)
@@ -75,18 +89,26 @@ class Cartpole(RunningStatistics, environment.Environment):
         return (1, self.max_steps)
 
     @property
-    def default_params(self) -> CartpoleParams: return CartpoleParams(jnp.float32(self.noise_scale))
+    def default_params(self) -> CartpoleParams:
+        return CartpoleParams(jnp.float32(self.noise_scale))
 
     def observation(self, state: CartpoleState) -> jax.Array:
         "bsuite's approximately normalised observation `(x/3, x_dot/3, sin, cos, theta_dot, t / max_time)`."
-        return jnp.stack([state.x / self.x_threshold, state.x_dot / self.x_threshold, jnp.sin(state.theta),
-                          jnp.cos(state.theta), state.theta_dot,
-                          state.time * self.timescale / self.max_time]).astype(jnp.float32)
+        return jnp.stack(
+            [
+                state.x / self.x_threshold,
+                state.x_dot / self.x_threshold,
+                jnp.sin(state.theta),
+                jnp.cos(state.theta),
+                state.theta_dot,
+                state.time * self.timescale / self.max_time,
+            ]
+        ).astype(jnp.float32)
 
     def reset_env(self, key, params):
         "Position, velocity, angle and angular velocity uniform in `[-init_range, init_range]`."
         x, x_dot, theta, theta_dot = jax.random.uniform(key, (4,), minval=-self.init_range, maxval=self.init_range)
-        zero = jnp.float32(0.)
+        zero = jnp.float32(0.0)
         state = CartpoleState(x, x_dot, theta, theta_dot, jnp.int32(0), zero, zero, zero)
         return self.observation(state), state
 
@@ -98,32 +120,54 @@ class Cartpole(RunningStatistics, environment.Environment):
         raw = balanced.astype(jnp.float32)
         terminated = ~balanced | (state.time >= self.max_steps)
         episode_raw = state.episode_raw + raw
-        state = state.replace(episode_raw=episode_raw, raw_return=state.raw_return + raw,
-                              best_episode=jnp.where(terminated, jnp.maximum(state.best_episode, episode_raw),
-                                                     state.best_episode))
+        state = state.replace(
+            episode_raw=episode_raw,
+            raw_return=state.raw_return + raw,
+            best_episode=jnp.where(terminated, jnp.maximum(state.best_episode, episode_raw), state.best_episode),
+        )
         reward = raw + params.noise_scale * jax.random.normal(key)
-        return (self.observation(state), state, reward, terminated,
-                dict(discount=1. - terminated.astype(jnp.float32), balanced=balanced, raw_return=state.raw_return,
-                     best_episode=state.best_episode))
+        return (
+            self.observation(state),
+            state,
+            reward,
+            terminated,
+            dict(
+                discount=1.0 - terminated.astype(jnp.float32),
+                balanced=balanced,
+                raw_return=state.raw_return,
+                best_episode=state.best_episode,
+            ),
+        )
 
-    def is_truncated(self, state, params) -> jax.Array: return jnp.bool_(False)
-    def is_terminated(self, state, params) -> jax.Array: return jnp.bool_(False)
+    def is_truncated(self, state, params) -> jax.Array:
+        return jnp.bool_(False)
+
+    def is_terminated(self, state, params) -> jax.Array:
+        return jnp.bool_(False)
 
     @property
-    def name(self) -> str: return "CartpoleNoise" if self.noise_scale else "Cartpole"
+    def name(self) -> str:
+        return "CartpoleNoise" if self.noise_scale else "Cartpole"
+
     @property
-    def num_actions(self) -> int: return 3
-    def action_space(self, params=None): return spaces.Discrete(3)
-    def observation_space(self, params=None): return spaces.Box(-jnp.inf, jnp.inf, (6,), jnp.float32)
+    def num_actions(self) -> int:
+        return 3
+
+    def action_space(self, params=None):
+        return spaces.Discrete(3)
+
+    def observation_space(self, params=None):
+        return spaces.Box(-jnp.inf, jnp.inf, (6,), jnp.float32)
 
 # %% ../../nbs/14_envs.cartpole.ipynb #f0c1a7a5
-CARTPOLE_HORIZON = 1_000         # bsuite's episodes of every Cartpole run (cartpole/sweep.py: NUM_EPISODES)
+CARTPOLE_HORIZON = 1_000  # bsuite's episodes of every Cartpole run (cartpole/sweep.py: NUM_EPISODES)
 
 
-def cartpole_value_range(params: CartpoleParams, discount: float = .99) -> tuple:
+def cartpole_value_range(params: CartpoleParams, discount: float = 0.99) -> tuple:
     "The discounted returns worth representing: [0, 1/(1-γ)] widened by 3 sd of the discounted reward noise."
-    if not 0 <= discount < 1: raise ValueError(f"discount must be in [0, 1) for Cartpole's returns, got {discount!r}")
-    spread = 3 * float(params.noise_scale) / (1 - discount ** 2) ** .5
+    if not 0 <= discount < 1:
+        raise ValueError(f"discount must be in [0, 1) for Cartpole's returns, got {discount!r}")
+    spread = 3 * float(params.noise_scale) / (1 - discount**2) ** 0.5
     return (-spread, 1 / (1 - discount) + spread)
 
 # %% ../../nbs/14_envs.cartpole.ipynb #cpent002
@@ -131,7 +175,16 @@ from .. import metrics
 from ..base import EnvEntry
 from .core import CONTROL
 
-ENTRIES = (EnvEntry('cartpole_noise', lambda size, mapping_seed: Cartpole(noise_scale=1.),
-                    "bsuite's Cartpole with N(0, 1) reward noise (cartpole_noise, scale 1), in JAX", preset=CONTROL,
-                    solved=lambda logs: metrics.moving_average_solved_at(logs['episode_return'], 750.),
-                    value_range=cartpole_value_range, horizon=CARTPOLE_HORIZON, notebook='14_envs.cartpole', sized=False),)
+ENTRIES = (
+    EnvEntry(
+        'cartpole_noise',
+        lambda size, mapping_seed: Cartpole(noise_scale=1.0),
+        "bsuite's Cartpole with N(0, 1) reward noise (cartpole_noise, scale 1), in JAX",
+        preset=CONTROL,
+        solved=lambda logs: metrics.moving_average_solved_at(logs['episode_return'], 750.0),
+        value_range=cartpole_value_range,
+        horizon=CARTPOLE_HORIZON,
+        notebook='14_envs.cartpole',
+        sized=False,
+    ),
+)

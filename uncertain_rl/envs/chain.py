@@ -15,24 +15,26 @@ from ..checks import check_int
 
 # %% ../../nbs/13_envs.chain.ipynb #f09127ae
 from uncertain_rl.envs.core import gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
+
+environment, spaces = gymnax_core()  # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/13_envs.chain.ipynb #fa4701b2
 @struct.dataclass
 class ChainState:
-    position: jax.Array          # 0-based: 0 is s_1, N - 1 is s_N
-    time: jax.Array              # actions taken in this episode
+    position: jax.Array  # 0-based: 0 is s_1, N - 1 is s_N
+    time: jax.Array  # actions taken in this episode
 
 
 @struct.dataclass
 class ChainParams:
-    right_action: jax.Array      # [N] int32: the action that moves right in each state
+    right_action: jax.Array  # [N] int32: the action that moves right in each state
 
 
 def chain_action_mapping(length: int, mapping_seed: int = 0, randomize_actions: bool = False) -> np.ndarray:
     "The 'right' action in each state: always 1, or drawn uniformly from `RandomState(mapping_seed)`."
     check_int('length', length, 3)
-    if not randomize_actions: return np.ones(length, np.int32)
+    if not randomize_actions:
+        return np.ones(length, np.int32)
     return np.random.RandomState(check_int('mapping_seed', mapping_seed)).randint(2, size=length).astype(np.int32)
 
 
@@ -44,7 +46,7 @@ class Chain(environment.Environment):
         self.length = check_int('length', length, 3)
         self.mapping_seed = check_int('mapping_seed', mapping_seed)
         self.randomize_actions = bool(randomize_actions)
-        self.horizon = self.length + 8            # actions per episode: N + 9 time steps counting the start
+        self.horizon = self.length + 8  # actions per episode: N + 9 time steps counting the start
 
     def episode_bounds(self, params=None) -> tuple:
         "The fewest and the most steps an episode can take: the horizon, always."
@@ -66,28 +68,47 @@ class Chain(environment.Environment):
         "Move one state left or right (staying put at the ends); pay 0.001 for left in s_1, 1 for right in s_N."
         right = action == params.right_action[state.position]
         last = self.length - 1
-        reward = jnp.where(right & (state.position == last), 1., jnp.where(~right & (state.position == 0), 1e-3, 0.))
+        reward = jnp.where(right & (state.position == last), 1.0, jnp.where(~right & (state.position == 0), 1e-3, 0.0))
         position = jnp.clip(state.position + jnp.where(right, 1, -1), 0, last).astype(jnp.int32)
         state = ChainState(position, state.time + 1)
-        return self.observation(position), state, reward.astype(jnp.float32), jnp.bool_(False), dict(discount=1.)
+        return self.observation(position), state, reward.astype(jnp.float32), jnp.bool_(False), dict(discount=1.0)
 
-    def is_truncated(self, state, params) -> jax.Array: return state.time >= self.horizon
-    def is_terminated(self, state, params) -> jax.Array: return jnp.bool_(False)
+    def is_truncated(self, state, params) -> jax.Array:
+        return state.time >= self.horizon
+
+    def is_terminated(self, state, params) -> jax.Array:
+        return jnp.bool_(False)
 
     @property
-    def optimal_return(self) -> float: return 10.
+    def optimal_return(self) -> float:
+        return 10.0
+
     @property
-    def name(self) -> str: return "Chain"
+    def name(self) -> str:
+        return "Chain"
+
     @property
-    def num_actions(self) -> int: return 2
-    def action_space(self, params=None): return spaces.Discrete(2)
-    def observation_space(self, params=None): return spaces.Box(0., 1., (self.length,), jnp.float32)
+    def num_actions(self) -> int:
+        return 2
+
+    def action_space(self, params=None):
+        return spaces.Discrete(2)
+
+    def observation_space(self, params=None):
+        return spaces.Box(0.0, 1.0, (self.length,), jnp.float32)
 
 # %% ../../nbs/13_envs.chain.ipynb #chent002
 from .. import metrics
 from ..base import EnvEntry
 from .core import UNIT_REWARDS
 
-ENTRIES = (EnvEntry('chain', lambda size, mapping_seed: Chain(size), "Osband et al.'s chain, length N",
-                    solved=lambda logs: metrics.chain_solved_at(logs['episode_return']), value_range=UNIT_REWARDS,
-                    notebook='13_envs.chain'),)
+ENTRIES = (
+    EnvEntry(
+        'chain',
+        lambda size, mapping_seed: Chain(size),
+        "Osband et al.'s chain, length N",
+        solved=lambda logs: metrics.chain_solved_at(logs['episode_return']),
+        value_range=UNIT_REWARDS,
+        notebook='13_envs.chain',
+    ),
+)

@@ -11,16 +11,22 @@ GYMNAX_CORE = ('gymnax.environments.environment', 'gymnax.environments.spaces')
 
 class _HandOverGymnaxCore:
     "Import hook: when `gymnax.environments` is imported for real, it gets the two modules `gymnax_core` loaded."
+
     def find_spec(self, name, path=None, target=None):
-        if name != 'gymnax.environments': return None
+        if name != 'gymnax.environments':
+            return None
         import importlib.util
         import sys
+
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
         load = spec.loader.exec_module
+
         def exec_module(module):
-            for full in GYMNAX_CORE: setattr(module, full.rsplit('.', 1)[1], sys.modules[full])
+            for full in GYMNAX_CORE:
+                setattr(module, full.rsplit('.', 1)[1], sys.modules[full])
             load(module)
+
         spec.loader.exec_module = exec_module
         return spec
 
@@ -31,15 +37,20 @@ def gymnax_core() -> tuple:
     import importlib
     import importlib.util
     import sys
-    if 'gymnax.environments' in sys.modules: return tuple(importlib.import_module(n) for n in GYMNAX_CORE)
-    if all(n in sys.modules for n in GYMNAX_CORE): return tuple(sys.modules[n] for n in GYMNAX_CORE)
+
+    if 'gymnax.environments' in sys.modules:
+        return tuple(importlib.import_module(n) for n in GYMNAX_CORE)
+    if all(n in sys.modules for n in GYMNAX_CORE):
+        return tuple(sys.modules[n] for n in GYMNAX_CORE)
     found = importlib.util.find_spec('gymnax')
-    if found is None: raise ImportError('gymnax is not installed: pip install gymnax')
+    if found is None:
+        raise ImportError('gymnax is not installed: pip install gymnax')
     for name in GYMNAX_CORE:
         path = f"{found.submodule_search_locations[0]}/environments/{name.rsplit('.', 1)[1]}.py"
         spec = importlib.util.spec_from_file_location(name, path)
         module = sys.modules[name] = importlib.util.module_from_spec(spec)
-        try: spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
         except BaseException:
             del sys.modules[name]
             raise
@@ -50,6 +61,7 @@ def gymnax_core() -> tuple:
 class RunningStatistics:
     """Mixin for a gymnax environment whose state fields `RUNNING_STATISTICS` outlive episodes: gymnax's auto-reset,
     then those fields copied from the step's `info`. List it first: `class E(RunningStatistics, Environment)`."""
+
     RUNNING_STATISTICS: tuple = ()
 
     def step(self, key, state, action, params=None):
@@ -61,9 +73,13 @@ class RunningStatistics:
 # %% ../../nbs/09_envs.core.ipynb #ec000011
 from ..base import Preset
 
-UNIT_REWARDS = lambda params, discount: (0., 1 / (1 - discount))       # rewards in [0, 1] a step
-UNIT_COSTS = lambda params, discount: (-1 / (1 - discount), 0.)        # rewards in [-1, 0] a step
+UNIT_REWARDS = lambda params, discount: (0.0, 1 / (1 - discount))  # rewards in [0, 1] a step
+UNIT_COSTS = lambda params, discount: (-1 / (1 - discount), 0.0)  # rewards in [-1, 0] a step
 
 # |Q| >> 1 on the control tasks: every agent syncs its targets slowly and keeps a long memory there
-CONTROL = Preset('control', dict(target_update_period=500, replay_capacity=100_000), (),
-                 'slow target syncs and a long replay for returns in the hundreds')
+CONTROL = Preset(
+    'control',
+    dict(target_update_period=500, replay_capacity=100_000),
+    (),
+    'slow target syncs and a long replay for returns in the hundreds',
+)

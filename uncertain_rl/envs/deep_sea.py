@@ -19,32 +19,36 @@ from ..base import Cells, Transition
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #1cb8cd73
 from uncertain_rl.envs.core import RunningStatistics, gymnax_core
-environment, spaces = gymnax_core()            # gymnax's base class and spaces, without its package import (envs.core)
+
+environment, spaces = gymnax_core()  # gymnax's base class and spaces, without its package import (envs.core)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #b32d7e14
 def deep_sea_action_mapping(size: int, mapping_seed: int = 0, randomize_actions: bool = True) -> np.ndarray:
     "bsuite's action map for `size`: `mapping[r, c]` is the action that moves right in cell (r, c)."
     size = check_int('size', size, 1)
     mapping_seed = check_int('mapping_seed', mapping_seed, 0)
-    if not randomize_actions: return np.ones((size, size), np.int32)
+    if not randomize_actions:
+        return np.ones((size, size), np.int32)
     return np.random.RandomState(mapping_seed).binomial(1, 0.5, [size, size]).astype(np.int32)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #94cfcb61
 @struct.dataclass
 class DeepSeaState:
     "Where the agent is, and bsuite's running statistics (which persist across episodes)."
-    row: jax.Array                 # int32, 0..N (N once the episode has ended)
-    column: jax.Array              # int32, 0..N-1
-    bad_episode: jax.Array         # bool: has the agent left the diagonal this episode?
+
+    row: jax.Array  # int32, 0..N (N once the episode has ended)
+    column: jax.Array  # int32, 0..N-1
+    bad_episode: jax.Array  # bool: has the agent left the diagonal this episode?
     total_bad_episodes: jax.Array  # int32, bsuite's running count
-    denoised_return: jax.Array     # float32, bsuite's running sum of treasure rewards
+    denoised_return: jax.Array  # float32, bsuite's running sum of treasure rewards
 
 
 @struct.dataclass
 class DeepSeaParams:
     "Traceable environment parameters."
-    action_mapping: jax.Array      # int32 [N, N]: the action that means 'right' in each cell
-    deterministic: jax.Array       # bool: False gives bsuite's stochastic ('windy') variant
+
+    action_mapping: jax.Array  # int32 [N, N]: the action that means 'right' in each cell
+    deterministic: jax.Array  # bool: False gives bsuite's stochastic ('windy') variant
     unscaled_move_cost: jax.Array  # float32: each right move costs unscaled_move_cost / N
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #5e46a05b
@@ -54,42 +58,56 @@ def deep_sea_observation(row: jax.Array, column: jax.Array, size: int) -> jax.Ar
     return ((idx[:, None] == row) & (idx[None, :] == column)).astype(jnp.float32)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #5db1cede
-def deep_sea_transition(key: jax.Array, state: DeepSeaState, action: jax.Array, params: DeepSeaParams,
-                        size: int) -> tuple[DeepSeaState, jax.Array, jax.Array]:
+def deep_sea_transition(
+    key: jax.Array, state: DeepSeaState, action: jax.Array, params: DeepSeaParams, size: int
+) -> tuple[DeepSeaState, jax.Array, jax.Array]:
     "bsuite's `DeepSea._step` in JAX: returns `(next_state, reward, terminated)`."
     key_noise, key_move = jax.random.split(key)
     row, col = state.row, state.column
     right = action == params.action_mapping[row, col]
     treasure = right & (col == size - 1)
     at_end = (row == size - 1) & ((col == 0) | (col == size - 1))
-    noise = jnp.where(~params.deterministic & at_end, jax.random.normal(key_noise), 0.)
-    moved = params.deterministic | (jax.random.uniform(key_move) > 1. / size)
-    cost = jnp.where(right, params.unscaled_move_cost / size, 0.)
+    noise = jnp.where(~params.deterministic & at_end, jax.random.normal(key_noise), 0.0)
+    moved = params.deterministic | (jax.random.uniform(key_move) > 1.0 / size)
+    cost = jnp.where(right, params.unscaled_move_cost / size, 0.0)
     reward = (treasure.astype(jnp.float32) + noise - cost).astype(jnp.float32)
     next_col = jnp.where(right, jnp.where(moved, jnp.minimum(col + 1, size - 1), col), jnp.maximum(col - 1, 0))
     bad = state.bad_episode | (~right & (row == col))
     terminated = row + 1 == size
     next_state = DeepSeaState(
-        row=row + 1, column=next_col, bad_episode=bad,
+        row=row + 1,
+        column=next_col,
+        bad_episode=bad,
         total_bad_episodes=state.total_bad_episodes + (terminated & bad).astype(jnp.int32),
-        denoised_return=state.denoised_return + treasure.astype(jnp.float32))
+        denoised_return=state.denoised_return + treasure.astype(jnp.float32),
+    )
     return next_state, reward, terminated
 
 
 def deep_sea_mean_transition(params: DeepSeaParams, size: int, row, col, action) -> tuple:
     "The transition from cell `(row, col)` by `action` without noise or slip: `(next_state, reward, terminated)`."
-    start = DeepSeaState(jnp.asarray(row, jnp.int32), jnp.asarray(col, jnp.int32), jnp.bool_(False), jnp.int32(0),
-                         jnp.float32(0.))
-    return deep_sea_transition(jax.random.PRNGKey(0), start, action, params.replace(deterministic=jnp.bool_(True)), size)
+    start = DeepSeaState(
+        jnp.asarray(row, jnp.int32), jnp.asarray(col, jnp.int32), jnp.bool_(False), jnp.int32(0), jnp.float32(0.0)
+    )
+    return deep_sea_transition(
+        jax.random.PRNGKey(0), start, action, params.replace(deterministic=jnp.bool_(True)), size
+    )
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #59aa2f3f
 class DeepSea(RunningStatistics, environment.Environment):
     "bsuite's Deep Sea as a gymnax environment (jit- and vmap-able)."
-    RUNNING_STATISTICS = ('total_bad_episodes', 'denoised_return')    # bsuite's, across episodes
-    one_hot_observations = True      # agents may feed observations to their first layer as row lookups
 
-    def __init__(self, size: int, deterministic: bool = True, unscaled_move_cost: float = 0.01,
-                 randomize_actions: bool = True, mapping_seed: int = 0):
+    RUNNING_STATISTICS = ('total_bad_episodes', 'denoised_return')  # bsuite's, across episodes
+    one_hot_observations = True  # agents may feed observations to their first layer as row lookups
+
+    def __init__(
+        self,
+        size: int,
+        deterministic: bool = True,
+        unscaled_move_cost: float = 0.01,
+        randomize_actions: bool = True,
+        mapping_seed: int = 0,
+    ):
         super().__init__()
         self.size = check_int('size', size, 1)
         self.deterministic = check_bool('deterministic', deterministic)
@@ -103,27 +121,39 @@ class DeepSea(RunningStatistics, environment.Environment):
         det = self.deterministic if deterministic is None else deterministic
         return DeepSeaParams(
             action_mapping=jnp.asarray(deep_sea_action_mapping(self.size, seed, self.randomize_actions)),
-            deterministic=jnp.bool_(det), unscaled_move_cost=jnp.float32(self.unscaled_move_cost))
+            deterministic=jnp.bool_(det),
+            unscaled_move_cost=jnp.float32(self.unscaled_move_cost),
+        )
 
     def episode_bounds(self, params=None) -> tuple:
         "The fewest and the most steps an episode can take: N and N."
         return (self.size, self.size)
 
     @property
-    def default_params(self) -> DeepSeaParams: return self.make_params()
+    def default_params(self) -> DeepSeaParams:
+        return self.make_params()
 
     def reset_env(self, key: jax.Array, params: DeepSeaParams) -> tuple[jax.Array, DeepSeaState]:
         "Top-left cell, fresh statistics."
-        state = DeepSeaState(row=jnp.int32(0), column=jnp.int32(0), bad_episode=jnp.bool_(False),
-                             total_bad_episodes=jnp.int32(0), denoised_return=jnp.float32(0.))
+        state = DeepSeaState(
+            row=jnp.int32(0),
+            column=jnp.int32(0),
+            bad_episode=jnp.bool_(False),
+            total_bad_episodes=jnp.int32(0),
+            denoised_return=jnp.float32(0.0),
+        )
         return deep_sea_observation(state.row, state.column, self.size), state
 
     def step_env(self, key, state, action, params):
         "One bsuite step; `info` holds the discount and bsuite's statistics after the step."
         next_state, reward, terminated = deep_sea_transition(key, state, action, params, self.size)
         obs = deep_sea_observation(next_state.row, next_state.column, self.size)
-        info = dict(discount=1. - terminated.astype(jnp.float32), bad_episode=next_state.bad_episode,
-                    total_bad_episodes=next_state.total_bad_episodes, denoised_return=next_state.denoised_return)
+        info = dict(
+            discount=1.0 - terminated.astype(jnp.float32),
+            bad_episode=next_state.bad_episode,
+            total_bad_episodes=next_state.total_bad_episodes,
+            denoised_return=next_state.denoised_return,
+        )
         return obs, next_state, reward, terminated, info
 
     def cells(self, params: DeepSeaParams | None = None) -> Cells:
@@ -134,8 +164,15 @@ class DeepSea(RunningStatistics, environment.Environment):
 
         def transition(row, col, action):
             nxt, reward, terminated = deep_sea_mean_transition(params, N, row, col, action)
-            return Transition(deep_sea_observation(row, col, N), action, reward, 1. - terminated.astype(jnp.float32),
-                              deep_sea_observation(nxt.row, nxt.column, N), terminated)
+            return Transition(
+                deep_sea_observation(row, col, N),
+                action,
+                reward,
+                1.0 - terminated.astype(jnp.float32),
+                deep_sea_observation(nxt.row, nxt.column, N),
+                terminated,
+            )
+
         per_cell = lambda r, c: jax.vmap(transition, in_axes=(None, None, 0))(r, c, jnp.arange(2, dtype=jnp.int32))
         obs = jax.vmap(deep_sea_observation, in_axes=(0, 0, None))(rows, cols, N)
         return Cells(obs, jax.vmap(per_cell)(rows, cols), N)
@@ -143,60 +180,76 @@ class DeepSea(RunningStatistics, environment.Environment):
     def planning_model(self, params: DeepSeaParams | None = None) -> 'DeepSeaModel':
         "The true model a planning agent may search with (below); only the deterministic variant has one."
         if not self.deterministic:
-            raise ValueError("env must be the deterministic Deep Sea to plan with its true model, got the stochastic "
-                             "variant (its slip and end noise are not a model a planner is given)")
+            raise ValueError(
+                "env must be the deterministic Deep Sea to plan with its true model, got the stochastic "
+                "variant (its slip and end noise are not a model a planner is given)"
+            )
         return DeepSeaModel(self.default_params if params is None else params, self.size)
 
     def cell_index(self, obs: jax.Array) -> jax.Array:
         "The cell `r * N + c` of an observation (0 for the all-zero observation after the last step)."
         return jnp.argmax(obs.reshape(-1)).astype(jnp.int32)
 
-    def is_truncated(self, state, params) -> jax.Array: return jnp.bool_(False)
-    def is_terminated(self, state, params) -> jax.Array: return state.row >= self.size
+    def is_truncated(self, state, params) -> jax.Array:
+        return jnp.bool_(False)
+
+    def is_terminated(self, state, params) -> jax.Array:
+        return state.row >= self.size
 
     @property
     def optimal_return(self) -> float:
         "bsuite's optimal expected return: 1 (times the chance of reaching the treasure) less the move costs."
-        reach = (1 - 1 / self.size) ** (self.size - 1) if not self.deterministic else 1.
+        reach = (1 - 1 / self.size) ** (self.size - 1) if not self.deterministic else 1.0
         return reach - self.unscaled_move_cost
 
     @property
-    def name(self) -> str: return "DeepSea"
+    def name(self) -> str:
+        return "DeepSea"
+
     @property
-    def num_actions(self) -> int: return 2
-    def action_space(self, params=None): return spaces.Discrete(2)
-    def observation_space(self, params=None): return spaces.Box(0., 1., (self.size, self.size), jnp.float32)
+    def num_actions(self) -> int:
+        return 2
+
+    def action_space(self, params=None):
+        return spaces.Discrete(2)
+
+    def observation_space(self, params=None):
+        return spaces.Box(0.0, 1.0, (self.size, self.size), jnp.float32)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #4c39292b
 DEEP_SEA_VARIANTS = ('deterministic', 'stochastic')
 
+
 def make_deep_sea(size: int, variant: str = 'deterministic', **kwargs) -> DeepSea:
     "Deep Sea of `size` in one of `DEEP_SEA_VARIANTS`; other keyword arguments go to `DeepSea`."
-    return DeepSea(size, deterministic=check_choice('variant', variant, DEEP_SEA_VARIANTS) == 'deterministic',
-                   **kwargs)
+    return DeepSea(size, deterministic=check_choice('variant', variant, DEEP_SEA_VARIANTS) == 'deterministic', **kwargs)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #7f3e0871
-DEEP_SEA_HORIZON = 10_000        # bsuite's episodes of every Deep Sea run (deep_sea/sweep.py: NUM_EPISODES)
+DEEP_SEA_HORIZON = 10_000  # bsuite's episodes of every Deep Sea run (deep_sea/sweep.py: NUM_EPISODES)
 
 
-def deep_sea_value_range(params: DeepSeaParams, discount: float = 1.) -> tuple:
+def deep_sea_value_range(params: DeepSeaParams, discount: float = 1.0) -> tuple:
     "The discounted returns worth representing: the treasure and the move costs in [-1, 1], and 3 sd of the end noise."
-    noise = 0. if bool(params.deterministic) else 3.
-    return (-1. - noise, 1. + noise)
+    noise = 0.0 if bool(params.deterministic) else 3.0
+    return (-1.0 - noise, 1.0 + noise)
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #dsmodel2
 @struct.dataclass
 class DeepSeaModel:
     "Deterministic Deep Sea's true model for a planner: cells `(row, column)` index tables of shape `grid`."
+
     params: DeepSeaParams
     size: int = struct.field(pytree_node=False)
     num_actions: int = struct.field(pytree_node=False, default=2)
     cell_names = ('row', 'col')
 
     @property
-    def grid(self) -> tuple: return (self.size, self.size)
+    def grid(self) -> tuple:
+        return (self.size, self.size)
+
     @property
-    def horizon(self) -> int: return self.size             # every episode lasts N steps
+    def horizon(self) -> int:
+        return self.size  # every episode lasts N steps
 
     def locate(self, obs: jax.Array) -> tuple:
         "The cell of an observation `[N, N]` (one-hot): `(row, column)`, int32."
@@ -230,8 +283,10 @@ class DeepSeaModel:
 
     def greedy_path(self, greedy: jax.Array) -> jax.Array:
         "The cells `r N + c` of the episode that takes `greedy[r N + c]` (`[N^2]`) from (0, 0), walked with this model."
+
         def step(cell, _):
             return self.step(cell, greedy[self.flat(cell)])[0], self.flat(cell)
+
         return jax.lax.scan(step, (jnp.int32(0), jnp.int32(0)), None, length=self.horizon)[1]
 
 # %% ../../nbs/10_envs.deep_sea.ipynb #cb5dd0db
@@ -249,9 +304,16 @@ def rollout(env: DeepSea, params: DeepSeaParams, key: jax.Array, actions: jax.Ar
     def one_step(state, xs):
         key, action = xs
         obs, next_state, reward, terminated, _, info = env.step(key, state, action, params)
-        out = dict(row=state.row, column=state.column, reward=reward, terminated=terminated,
-                   discount=info["discount"], observation=info["final_observation"],
-                   total_bad_episodes=next_state.total_bad_episodes, denoised_return=next_state.denoised_return)
+        out = dict(
+            row=state.row,
+            column=state.column,
+            reward=reward,
+            terminated=terminated,
+            discount=info["discount"],
+            observation=info["final_observation"],
+            total_bad_episodes=next_state.total_bad_episodes,
+            denoised_return=next_state.denoised_return,
+        )
         return next_state, out
 
     _, trace = jax.lax.scan(one_step, state, (jax.random.split(key_steps, actions.shape[0]), actions))
@@ -261,20 +323,26 @@ def rollout(env: DeepSea, params: DeepSeaParams, key: jax.Array, actions: jax.Ar
 def render_deep_sea(size: int, path=None, values=None, ax=None, title: str | None = None, cmap: str = 'viridis'):
     "Draw the Deep Sea grid with an optional `path` of (row, column) cells and optional per-cell `values` [N, N]."
     import matplotlib.pyplot as plt
-    if ax is None: _, ax = plt.subplots(figsize=(4, 4))
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4, 4))
     reachable = np.arange(size)[None, :] <= np.arange(size)[:, None]
     if values is not None:
         im = ax.imshow(np.where(reachable, np.asarray(values, float), np.nan), cmap=cmap, origin='upper')
         ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    ax.imshow(np.where(reachable, np.nan, 1.), cmap='Greys', vmin=0, vmax=2, origin='upper')
-    ax.set_xticks(np.arange(-.5, size, 1), minor=True); ax.set_yticks(np.arange(-.5, size, 1), minor=True)
-    ax.grid(which='minor', color='lightgrey', linewidth=0.5); ax.tick_params(which='both', length=0)
-    ax.set_xticks([]); ax.set_yticks([])
+    ax.imshow(np.where(reachable, np.nan, 1.0), cmap='Greys', vmin=0, vmax=2, origin='upper')
+    ax.set_xticks(np.arange(-0.5, size, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, size, 1), minor=True)
+    ax.grid(which='minor', color='lightgrey', linewidth=0.5)
+    ax.tick_params(which='both', length=0)
+    ax.set_xticks([])
+    ax.set_yticks([])
     ax.plot(size - 1, size - 1, marker='*', color='gold', markersize=14, markeredgecolor='black')
     if path is not None:
         rows, cols = np.asarray(path).T
         ax.plot(cols, rows, '-o', color='tab:red', markersize=3, linewidth=1.5)
-    ax.set_xlim(-.5, size - .5); ax.set_ylim(size - .5, -.5)
+    ax.set_xlim(-0.5, size - 0.5)
+    ax.set_ylim(size - 0.5, -0.5)
     ax.set_title(title or f'Deep Sea, N={size}')
     return ax
 
@@ -286,19 +354,27 @@ from ..base import EnvEntry
 def deep_sea_statistics(logs: dict) -> dict:
     "Per run: the first episode that found the treasure, the bad episodes in all, the good fraction of the last 100."
     tb = logs['total_bad_episodes']
-    return dict(first_treasure=metrics.first_treasure_episode(logs['denoised_return']),
-                total_bad_episodes=np.asarray(tb)[..., -1], good_fraction_last_100=metrics.good_fraction_last(tb))
+    return dict(
+        first_treasure=metrics.first_treasure_episode(logs['denoised_return']),
+        total_bad_episodes=np.asarray(tb)[..., -1],
+        good_fraction_last_100=metrics.good_fraction_last(tb),
+    )
 
 
 def deep_sea_entry(variant: str) -> EnvEntry:
     "The registry's entry of a Deep Sea variant: `deep_sea` or `deep_sea_stochastic`."
     threshold, min_episode = metrics.DEEP_SEA_SOLVED[variant]
-    return EnvEntry('deep_sea' if variant == 'deterministic' else 'deep_sea_stochastic',
-                    lambda size, mapping_seed: make_deep_sea(size, variant, mapping_seed=mapping_seed),
-                    f"bsuite's Deep Sea ({variant}), size N",
-                    solved=lambda logs: metrics.sweep_solved_at(logs, threshold, min_episode),   # safe on unused slots
-                    statistics=deep_sea_statistics, value_range=deep_sea_value_range, horizon=DEEP_SEA_HORIZON,
-                    notebook='10_envs.deep_sea', planning=variant == 'deterministic')
+    return EnvEntry(
+        'deep_sea' if variant == 'deterministic' else 'deep_sea_stochastic',
+        lambda size, mapping_seed: make_deep_sea(size, variant, mapping_seed=mapping_seed),
+        f"bsuite's Deep Sea ({variant}), size N",
+        solved=lambda logs: metrics.sweep_solved_at(logs, threshold, min_episode),  # safe on unused slots
+        statistics=deep_sea_statistics,
+        value_range=deep_sea_value_range,
+        horizon=DEEP_SEA_HORIZON,
+        notebook='10_envs.deep_sea',
+        planning=variant == 'deterministic',
+    )
 
 
 ENTRIES = (deep_sea_entry('deterministic'), deep_sea_entry('stochastic'))

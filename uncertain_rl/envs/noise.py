@@ -16,12 +16,14 @@ from ..checks import check_number
 
 # %% ../../nbs/15_envs.noise.ipynb #3a082a27
 from uncertain_rl.envs.core import gymnax_core
-environment, _ = gymnax_core()                 # gymnax's base class, without its package import (envs.core)
+
+environment, _ = gymnax_core()  # gymnax's base class, without its package import (envs.core)
 
 # %% ../../nbs/15_envs.noise.ipynb #rn0006
 @struct.dataclass
 class RewardNoiseParams:
     "The wrapped environment's parameters and the standard deviation of the reward noise."
+
     env_params: Any
     noise_scale: jax.Array
 
@@ -34,7 +36,7 @@ class RewardNoiseParams:
 class RewardNoise(environment.Environment):
     "Any gymnax environment `env` with `noise_scale * N(0, 1)` added to every reward."
 
-    def __init__(self, env: environment.Environment, noise_scale: float = 1.):
+    def __init__(self, env: environment.Environment, noise_scale: float = 1.0):
         super().__init__()
         self.env = env
         self.noise_scale = check_number('noise_scale', noise_scale, 0)
@@ -53,14 +55,23 @@ class RewardNoise(environment.Environment):
         noisy = reward + params.noise_scale * jax.random.normal(k_noise, jnp.shape(reward))
         return obs, state, noisy.astype(jnp.float32), terminated, dict(info, clean_reward=reward)
 
-    def is_truncated(self, state, params) -> jax.Array: return self.env.is_truncated(state, params.env_params)
-    def is_terminated(self, state, params) -> jax.Array: return self.env.is_terminated(state, params.env_params)
+    def is_truncated(self, state, params) -> jax.Array:
+        return self.env.is_truncated(state, params.env_params)
+
+    def is_terminated(self, state, params) -> jax.Array:
+        return self.env.is_terminated(state, params.env_params)
+
     @property
-    def name(self) -> str: return f"{self.env.name}-RewardNoise"
+    def name(self) -> str:
+        return f"{self.env.name}-RewardNoise"
+
     @property
-    def num_actions(self) -> int: return self.env.num_actions
+    def num_actions(self) -> int:
+        return self.env.num_actions
+
     def action_space(self, params=None):
         return self.env.action_space(None if params is None else params.env_params)
+
     def observation_space(self, params=None):
         return self.env.observation_space(self.default_params.env_params if params is None else params.env_params)
 
@@ -70,23 +81,52 @@ from ..base import EnvEntry
 from .core import CONTROL, UNIT_COSTS, UNIT_REWARDS
 
 
-def gymnax_maker(name: str, noise_scale: float = 0.):
+def gymnax_maker(name: str, noise_scale: float = 0.0):
     "`(size, mapping_seed) -> env`: gymnax's environment `name` (both ignored), with reward noise of `noise_scale`."
+
     def make(size, mapping_seed):
         import gymnax
+
         env = gymnax.make(name)[0]
         return RewardNoise(env, noise_scale) if noise_scale else env
+
     return make
 
 
 ENTRIES = (
-    EnvEntry('cartpole', gymnax_maker('CartPole-v1'), "gymnax's CartPole-v1", preset=CONTROL, value_range=UNIT_REWARDS,
-             notebook='15_envs.noise', sized=False),
-    EnvEntry('mountaincar', gymnax_maker('MountainCar-v0'), "gymnax's MountainCar-v0", preset=CONTROL,
-             solved=lambda logs: metrics.moving_average_solved_at(logs['episode_return'], -150.),
-             value_range=UNIT_COSTS, notebook='15_envs.noise', sized=False),
-    EnvEntry('pendulum', gymnax_maker('Pendulum-v1'),
-             "gymnax's Pendulum-v1: one torque in [-2, 2], 200-step episodes", continuous=True, notebook='15_envs.noise', sized=False),
-    EnvEntry('pendulum_noise', gymnax_maker('Pendulum-v1', 1.),
-             "gymnax's Pendulum-v1 with N(0, 1) reward noise (MBBL's noise_gym_pendulum)", continuous=True,
-             notebook='15_envs.noise', sized=False))
+    EnvEntry(
+        'cartpole',
+        gymnax_maker('CartPole-v1'),
+        "gymnax's CartPole-v1",
+        preset=CONTROL,
+        value_range=UNIT_REWARDS,
+        notebook='15_envs.noise',
+        sized=False,
+    ),
+    EnvEntry(
+        'mountaincar',
+        gymnax_maker('MountainCar-v0'),
+        "gymnax's MountainCar-v0",
+        preset=CONTROL,
+        solved=lambda logs: metrics.moving_average_solved_at(logs['episode_return'], -150.0),
+        value_range=UNIT_COSTS,
+        notebook='15_envs.noise',
+        sized=False,
+    ),
+    EnvEntry(
+        'pendulum',
+        gymnax_maker('Pendulum-v1'),
+        "gymnax's Pendulum-v1: one torque in [-2, 2], 200-step episodes",
+        continuous=True,
+        notebook='15_envs.noise',
+        sized=False,
+    ),
+    EnvEntry(
+        'pendulum_noise',
+        gymnax_maker('Pendulum-v1', 1.0),
+        "gymnax's Pendulum-v1 with N(0, 1) reward noise (MBBL's noise_gym_pendulum)",
+        continuous=True,
+        notebook='15_envs.noise',
+        sized=False,
+    ),
+)

@@ -15,9 +15,9 @@ from ..metrics import moving_average_solved_at
 from .core import Arm, Claim, Suite, bsuite_logged, score_by_scaling
 
 # %% ../../nbs/87_suites.cartpole_noise.ipynb #2241ac0b
-CARTPOLE_EPISODES = 1_000       # bsuite's episodes per Cartpole run
-CARTPOLE_BASE_REGRET = 1_000.   # bsuite's regret per episode of a policy that earns nothing
-CARTPOLE_GOOD_EPISODE = 500.    # bsuite: a run is solved once one episode returned more than this
+CARTPOLE_EPISODES = 1_000  # bsuite's episodes per Cartpole run
+CARTPOLE_BASE_REGRET = 1_000.0  # bsuite's regret per episode of a policy that earns nothing
+CARTPOLE_GOOD_EPISODE = 500.0  # bsuite: a run is solved once one episode returned more than this
 
 
 def cartpole_run_summary(raw_returns) -> dict:
@@ -32,10 +32,10 @@ def cartpole_run_summary(raw_returns) -> dict:
 def cartpole_group_score(summaries: list) -> float:
     """bsuite's Cartpole score of a group of runs from the `cartpole_run_summary` of each: regret at the last row,
     solves."""
-    n = max(s['last_row'] for s in summaries)                               # the last row of any run
+    n = max(s['last_row'] for s in summaries)  # the last row of any run
     regret = np.mean([CARTPOLE_BASE_REGRET * n - s['raw_return'] for s in summaries if s['last_row'] == n]) / n
     regret_score = np.clip((CARTPOLE_BASE_REGRET - regret) / CARTPOLE_BASE_REGRET, 0, 1)
-    return float(.5 * (regret_score + np.mean([s['best_episode'] > CARTPOLE_GOOD_EPISODE for s in summaries])))
+    return float(0.5 * (regret_score + np.mean([s['best_episode'] > CARTPOLE_GOOD_EPISODE for s in summaries])))
 
 
 def cartpole_score(raw_returns) -> float:
@@ -51,12 +51,12 @@ def cartpole_noise_score(raw_returns, noise_scales) -> float:
     return score_by_scaling([cartpole_score(r[noise_scales == s]) for s in np.unique(noise_scales)])
 
 # %% ../../nbs/87_suites.cartpole_noise.ipynb #22a8f837
-SOLVED_RETURN = 750.              # Mai et al. 2022, Table 1: cartpole_noise is solved at a 100-episode mean of 750
+SOLVED_RETURN = 750.0  # Mai et al. 2022, Table 1: cartpole_noise is solved at a 100-episode mean of 750
 
 
 def cartpole_metrics(logs: dict, run: int, played: int) -> dict:
     "What a record keeps of run `run` of a call's `logs` that played `played` episodes: its last bsuite row, and 750."
-    raw = np.diff(np.asarray(logs['raw_return'][run][:played], float), prepend=0.)
+    raw = np.diff(np.asarray(logs['raw_return'][run][:played], float), prepend=0.0)
     at = int(moving_average_solved_at(np.asarray(logs['episode_return'][run][:played], float), SOLVED_RETURN)[()])
     return dict(cartpole_run_summary(raw), played=int(played), episodes_to_750=at or None)
 
@@ -65,14 +65,19 @@ def cartpole_experiment(setting: dict, episodes: int, stop_early: bool) -> dict:
     "A setting's `Experiment` fields: its noise scale, play on unlogged, and (a claim's call) stop once all reach 750."
     import jax.numpy as jnp
     from uncertain_rl.envs.cartpole import CartpoleParams
+
     stop = lambda logs: bool((moving_average_solved_at(logs['episode_return'], SOLVED_RETURN) > 0).all())
-    return dict(env_params=CartpoleParams(jnp.float32(setting['noise_scale'])), freeze_finished=False,
-                stop_when=stop if stop_early else None)
+    return dict(
+        env_params=CartpoleParams(jnp.float32(setting['noise_scale'])),
+        freeze_finished=False,
+        stop_when=stop if stop_early else None,
+    )
 
 
 def cartpole_run_params(env, settings: list):
     "Each run's parameters: its setting's noise scale."
     import jax.numpy as jnp
+
     return env.default_params.replace(noise_scale=jnp.asarray([s['noise_scale'] for s in settings], jnp.float32))
 
 # %% ../../nbs/87_suites.cartpole_noise.ipynb #b306851e
@@ -80,44 +85,72 @@ def cartpole_summary(records: list, seeds: list) -> dict:
     "A cartpole_noise row: each seed's sweep scored as bsuite does, and each noise scale's score over all seeds."
     scales = sorted({r['setting']['noise_scale'] for r in records})
     group = lambda rs: cartpole_group_score([r['metrics'] for r in rs])
+
     def sweep(seed):
         mine = [r for r in records if r['seed'] == seed]
         return score_by_scaling([group([r for r in mine if r['setting']['noise_scale'] == x]) for x in scales])
-    return dict(seed_scores=[sweep(s) for s in seeds], noise_scales=scales,
-                scale_scores={x: group([r for r in records if r['setting']['noise_scale'] == x]) for x in scales})
+
+    return dict(
+        seed_scores=[sweep(s) for s in seeds],
+        noise_scales=scales,
+        scale_scores={x: group([r for r in records if r['setting']['noise_scale'] == x]) for x in scales},
+    )
 
 
-CARTPOLE_NOISE_SCALES = (.1, .3, 1., 3., 10.)
+CARTPOLE_NOISE_SCALES = (0.1, 0.3, 1.0, 3.0, 10.0)
 
-SUITES = (Suite('cartpole_noise', 'cartpole_noise',
-                tuple({'noise_scale': x} for x in CARTPOLE_NOISE_SCALES for _ in range(4)), CARTPOLE_EPISODES,
-                lambda s: CARTPOLE_EPISODES, cartpole_experiment,
-                lambda setting, logs, run, played: cartpole_metrics(logs, run, played), cartpole_summary,
-                traced=('noise_scale',), run_params=cartpole_run_params,
-                description="bsuite's Cartpole with N(0, σ²) reward noise, σ = 0.1, 0.3, 1, 3, 10, four runs each"),)
+SUITES = (
+    Suite(
+        'cartpole_noise',
+        'cartpole_noise',
+        tuple({'noise_scale': x} for x in CARTPOLE_NOISE_SCALES for _ in range(4)),
+        CARTPOLE_EPISODES,
+        lambda s: CARTPOLE_EPISODES,
+        cartpole_experiment,
+        lambda setting, logs, run, played: cartpole_metrics(logs, run, played),
+        cartpole_summary,
+        traced=('noise_scale',),
+        run_params=cartpole_run_params,
+        description="bsuite's Cartpole with N(0, σ²) reward noise, σ = 0.1, 0.3, 1, 3, 10, four runs each",
+    ),
+)
 
 # %% ../../nbs/87_suites.cartpole_noise.ipynb #0ccd8dd3
-IV_RL_SHARED = dict(hidden_sizes=(50, 50), learning_rate=1e-3, prior_scale=5.)
+IV_RL_SHARED = dict(hidden_sizes=(50, 50), learning_rate=1e-3, prior_scale=5.0)
 
 
 def iv_rl_arms() -> tuple:
     "The arms of IV-RL's Table 1: IV-DQN, its two ablations, Bootstrapped DQN and DQN, on the authors' bsuite settings."
     from uncertain_rl.biv import IV_RL_CARTPOLE
     from uncertain_rl.agents.dqn import IV_RL_CARTPOLE_DQN
+
     ensemble = dict(IV_RL_CARTPOLE, **IV_RL_SHARED)
-    return (Arm('iv_dqn', 'iv_dqn', ensemble), Arm('iv_dqn without BIV', 'iv_dqn', dict(ensemble, weighting='uniform')),
-            Arm('iv_dqn without LA', 'iv_dqn', dict(ensemble, variance='sampled', la_weight=0.)),
-            Arm('boot_dqn (IV-RL)', 'boot_dqn', ensemble),
-            Arm('dqn (IV-RL)', 'dqn', dict(IV_RL_CARTPOLE_DQN, hidden_sizes=(50, 50), batch_size=64)))
+    return (
+        Arm('iv_dqn', 'iv_dqn', ensemble),
+        Arm('iv_dqn without BIV', 'iv_dqn', dict(ensemble, weighting='uniform')),
+        Arm('iv_dqn without LA', 'iv_dqn', dict(ensemble, variance='sampled', la_weight=0.0)),
+        Arm('boot_dqn (IV-RL)', 'boot_dqn', ensemble),
+        Arm('dqn (IV-RL)', 'dqn', dict(IV_RL_CARTPOLE_DQN, hidden_sizes=(50, 50), batch_size=64)),
+    )
 
 
 IV_DQN_TABLE_1 = Claim(
-    'iv_dqn_cartpole', 'IV-DQN reaches a 100-episode mean of 750 on cartpole_noise sooner than its ablations, '
-    'Bootstrapped DQN and DQN', 'Mai et al. 2022, Sec. 4.1, Table 1, Fig. 3', 'cartpole_noise', iv_rl_arms(),
-    tuple(({'noise_scale': x}, s) for x in CARTPOLE_NOISE_SCALES for s in range(4)), 300, 'episodes_to_750',
-    'logrank', 'noise_scale', effect=dict(speedup=112 / 174),
-    notes="the authors' bsuite settings for every arm; prior 5 in every ensemble (their code has none); training returns",
+    'iv_dqn_cartpole',
+    'IV-DQN reaches a 100-episode mean of 750 on cartpole_noise sooner than its ablations, Bootstrapped DQN and DQN',
+    'Mai et al. 2022, Sec. 4.1, Table 1, Fig. 3',
+    'cartpole_noise',
+    iv_rl_arms(),
+    tuple(({'noise_scale': x}, s) for x in CARTPOLE_NOISE_SCALES for s in range(4)),
+    300,
+    'episodes_to_750',
+    'logrank',
+    'noise_scale',
+    effect=dict(speedup=112 / 174),
+    notes="the authors' bsuite settings for every arm; prior 5 in every ensemble (their code has none); "
+    "training returns",
     reported="episodes to a 100-episode mean of 750, 25th-50th-75th percentiles of 20 runs: IV-DQN 105-112-117, "
-             "Bootstrapped DQN 160-174-196, DQN 171-193-never (Table 1)", scale='paper')
+    "Bootstrapped DQN 160-174-196, DQN 171-193-never (Table 1)",
+    scale='paper',
+)
 
 CLAIMS = (IV_DQN_TABLE_1,)

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 
 # %% ../../nbs/85_suites.core.ipynb #e438c3b8
-BSUITE_LOG_RATIOS = (1., 1.2, 1.4, 1.7, 2., 2.5, 3., 4., 5., 6., 7., 8., 9., 10.)
+BSUITE_LOG_RATIOS = (1.0, 1.2, 1.4, 1.7, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0)
 
 
 def bsuite_logged(episodes) -> np.ndarray:
@@ -37,23 +37,24 @@ def bsuite_log_episodes(num_episodes: int) -> np.ndarray:
 def score_by_scaling(scores) -> float:
     "bsuite's combination of one score per setting of a scaling variable: the mean, and the mean less one sd, clipped."
     scores = np.asarray(scores, float)
-    return float(.5 * (np.clip(scores.mean(), 0, 1) + np.clip(scores.mean() - scores.std(), 0, 1)))
+    return float(0.5 * (np.clip(scores.mean(), 0, 1) + np.clip(scores.mean() - scores.std(), 0, 1)))
 
 # %% ../../nbs/85_suites.core.ipynb #efee82db
 @dataclass(frozen=True)
 class Suite:
     """One of bsuite's sweeps, declared by its module: the environment, bsuite's settings and episodes, how to run, keep
     and score a run."""
+
     name: str
-    env: str                            # a registered environment (`registry.ENVS`)
-    settings: tuple                     # bsuite's settings, one dict per bsuite run, in bsuite's order (its ids)
-    episodes: int                       # bsuite's episodes per run
-    budget: Callable                    # setting -> the most episodes a run needs for bsuite's score
-    experiment: Callable                # (setting, episodes, stop_early) -> `Experiment` fields: environment, stop
-    metrics: Callable                   # (setting, logs, run) -> what a record keeps of run `run` of a call's logs
-    summary: Callable                   # (one arm's records, its seeds) -> its row: score, and what else the suite shows
-    traced: tuple = ()                  # the settings' fields in which runs of one call may differ
-    run_params: Optional[Callable] = None   # (environment, settings) -> each run's environment parameters
+    env: str  # a registered environment (`registry.ENVS`)
+    settings: tuple  # bsuite's settings, one dict per bsuite run, in bsuite's order (its ids)
+    episodes: int  # bsuite's episodes per run
+    budget: Callable  # setting -> the most episodes a run needs for bsuite's score
+    experiment: Callable  # (setting, episodes, stop_early) -> `Experiment` fields: environment, stop
+    metrics: Callable  # (setting, logs, run) -> what a record keeps of run `run` of a call's logs
+    summary: Callable  # (one arm's records, its seeds) -> its row: score, and what else the suite shows
+    traced: tuple = ()  # the settings' fields in which runs of one call may differ
+    run_params: Optional[Callable] = None  # (environment, settings) -> each run's environment parameters
     description: str = ''
 
     def budgets(self) -> list:
@@ -77,7 +78,8 @@ def suites() -> dict:
     "Every declared suite by name (imports the suite modules)."
     found = {}
     for s in _declared('SUITES'):
-        if s.name in found: raise ValueError(f"suite {s.name!r} is declared twice")
+        if s.name in found:
+            raise ValueError(f"suite {s.name!r} is declared twice")
         found[s.name] = s
     return found
 
@@ -85,20 +87,22 @@ def suites() -> dict:
 def suite(name: str) -> Suite:
     "The suite `name` (a `ValueError` naming the choices otherwise)."
     from uncertain_rl.checks import check_choice
+
     return suites()[check_choice('suite', name, tuple(suites()))]
 
 # %% ../../nbs/85_suites.core.ipynb #3f302d7c
 @dataclass(frozen=True)
 class Profile:
     "The main table's design under bsuite's protocol: seeds, Deep Sea's sizes and maps, and caps on a run's episodes."
+
     name: str
     description: str
     seeds: int
-    sizes: tuple | None = None          # Deep Sea's sizes (None: bsuite's 21)
-    maps: tuple = (42,)                 # Deep Sea's action maps (bsuite's sweep has 42 only)
-    caps: Mapping = field(default_factory=dict)   # suite -> at most this many episodes a run (absent: bsuite's budget)
-    replicas: int | None = None         # how many of bsuite's repeats of a setting (None: all, as bsuite)
-    suite_seeds: Mapping = field(default_factory=dict)   # suite -> its seeds, where not `seeds`
+    sizes: tuple | None = None  # Deep Sea's sizes (None: bsuite's 21)
+    maps: tuple = (42,)  # Deep Sea's action maps (bsuite's sweep has 42 only)
+    caps: Mapping = field(default_factory=dict)  # suite -> at most this many episodes a run (absent: bsuite's budget)
+    replicas: int | None = None  # how many of bsuite's repeats of a setting (None: all, as bsuite)
+    suite_seeds: Mapping = field(default_factory=dict)  # suite -> its seeds, where not `seeds`
 
     def seeds_of(self, suite: Suite) -> int:
         "How many seeds of `suite` this profile runs."
@@ -110,11 +114,15 @@ class Profile:
         sized = [s for s in suite.settings if 'size' in s]
         extra = sorted(set(self.sizes or ()) - {s['size'] for s in sized}) if sized else []
         candidates = [*((None, dict(sized[0], size=n)) for n in extra), *enumerate(suite.settings)]
-        for i, s in sorted(candidates, key=lambda c: c[1].get('size', 0)):      # sizes off bsuite's sweep, in order
+        for i, s in sorted(candidates, key=lambda c: c[1].get('size', 0)):  # sizes off bsuite's sweep, in order
             n = seen[json.dumps(s, sort_keys=True)] = seen.get(json.dumps(s, sort_keys=True), 0) + 1
-            if self.replicas is not None and n > self.replicas: continue
-            if 'size' in s and self.sizes is not None and s['size'] not in self.sizes: continue
-            if 'mapping_seed' not in s: kept.append((i, s)); continue
+            if self.replicas is not None and n > self.replicas:
+                continue
+            if 'size' in s and self.sizes is not None and s['size'] not in self.sizes:
+                continue
+            if 'mapping_seed' not in s:
+                kept.append((i, s))
+                continue
             kept += [(i if m == s['mapping_seed'] else None, dict(s, mapping_seed=m)) for m in self.maps]
         return kept
 
@@ -127,25 +135,44 @@ class Profile:
         return any(self.budget(suite, s) < suite.budget(s) for _, s in self.settings(suite))
 
 
-CARTPOLE_CPU_EPISODES = 50           # the cpu profile's cap on cartpole_noise: early learning, at its measured cost
+CARTPOLE_CPU_EPISODES = 50  # the cpu profile's cap on cartpole_noise: early learning, at its measured cost
 
-PROFILES = {p.name: p for p in (
-    Profile('bsuite', "bsuite's sweeps exactly: every setting, one seed, bsuite's episodes (for GPUs and clusters)",
-            seeds=1),
-    Profile('cpu', "Deep Sea 10, 20, 30 on map 42, ten seeds, at most 1,000 episodes a run; cartpole_noise's five "
-                   f"scales, four seeds, its first {CARTPOLE_CPU_EPISODES} episodes (a 2-core machine, hours)",
-            seeds=10, sizes=(10, 20, 30), caps=dict(deep_sea=1_000, deep_sea_stochastic=1_000,
-                                                      cartpole_noise=CARTPOLE_CPU_EPISODES), replicas=1,
-            suite_seeds=dict(cartpole_noise=4)),
-    Profile('quick', "Deep Sea 8 and 10, two seeds, 150 episodes; one 10-episode run of each cartpole_noise scale "
-                     "(a smoke test there): minutes",
-            seeds=2, sizes=(8, 10), caps=dict(deep_sea=150, deep_sea_stochastic=150, cartpole_noise=10), replicas=1,
-            suite_seeds=dict(cartpole_noise=1)))}
+PROFILES = {
+    p.name: p
+    for p in (
+        Profile(
+            'bsuite',
+            "bsuite's sweeps exactly: every setting, one seed, bsuite's episodes (for GPUs and clusters)",
+            seeds=1,
+        ),
+        Profile(
+            'cpu',
+            "Deep Sea 10, 20, 30 on map 42, ten seeds, at most 1,000 episodes a run; cartpole_noise's five "
+            f"scales, four seeds, its first {CARTPOLE_CPU_EPISODES} episodes (a 2-core machine, hours)",
+            seeds=10,
+            sizes=(10, 20, 30),
+            caps=dict(deep_sea=1_000, deep_sea_stochastic=1_000, cartpole_noise=CARTPOLE_CPU_EPISODES),
+            replicas=1,
+            suite_seeds=dict(cartpole_noise=4),
+        ),
+        Profile(
+            'quick',
+            "Deep Sea 8 and 10, two seeds, 150 episodes; one 10-episode run of each cartpole_noise scale "
+            "(a smoke test there): minutes",
+            seeds=2,
+            sizes=(8, 10),
+            caps=dict(deep_sea=150, deep_sea_stochastic=150, cartpole_noise=10),
+            replicas=1,
+            suite_seeds=dict(cartpole_noise=1),
+        ),
+    )
+}
 
 # %% ../../nbs/85_suites.core.ipynb #eb2b68b8
 @dataclass(frozen=True)
 class Arm:
     "One configuration a claim compares: a registered agent with overrides of its default (no preset)."
+
     label: str
     agent: str
     overrides: Mapping = field(default_factory=dict)
@@ -154,29 +181,31 @@ class Arm:
 @dataclass(frozen=True)
 class Claim:
     "A paper's claim as a design fixed before its runs: arms, runs, budget, metric, test, α, and the paper's effect."
-    name: str                           # an identifier: the records' design is 'claim:NAME'
+
+    name: str  # an identifier: the records' design is 'claim:NAME'
     title: str
-    paper: str                          # where the paper says it: authors, year, section, figure or table
+    paper: str  # where the paper says it: authors, year, section, figure or table
     suite: str
-    arms: tuple                         # Arm(...): the method under test first, then its rivals
-    runs: tuple                         # (setting, seed) pairs, every arm the same
-    episodes: object                    # every run's budget: episodes, or setting -> episodes
-    metric: str                         # the paper's metric, by name (`suites.report.METRICS`)
-    test: str                           # 'cmh', 'logrank' or 'slope'
-    strata: str                         # the setting's field the test stratifies by
-    stop_early: bool = True             # stop a call once every run's metric is decided (else play every episode)
-    alpha: float = .05
-    effect: Mapping = field(default_factory=dict)   # the paper's effect, as the power calculation reads it
-    notes: str = ''                     # decisions the paper leaves open, and their reasons
-    reported: str = ''                  # the paper's own result for it, quoted with where it is
-    scale: str = 'reduced'              # 'paper': the paper's sizes, budget and networks; 'reduced': a smaller design
-    device: str = 'cpu'                 # where the design finishes: 'cpu' (2 cores, hours) or 'gpu' (a device, a cluster)
+    arms: tuple  # Arm(...): the method under test first, then its rivals
+    runs: tuple  # (setting, seed) pairs, every arm the same
+    episodes: object  # every run's budget: episodes, or setting -> episodes
+    metric: str  # the paper's metric, by name (`suites.report.METRICS`)
+    test: str  # 'cmh', 'logrank' or 'slope'
+    strata: str  # the setting's field the test stratifies by
+    stop_early: bool = True  # stop a call once every run's metric is decided (else play every episode)
+    alpha: float = 0.05
+    effect: Mapping = field(default_factory=dict)  # the paper's effect, as the power calculation reads it
+    notes: str = ''  # decisions the paper leaves open, and their reasons
+    reported: str = ''  # the paper's own result for it, quoted with where it is
+    scale: str = 'reduced'  # 'paper': the paper's sizes, budget and networks; 'reduced': a smaller design
+    device: str = 'cpu'  # where the design finishes: 'cpu' (2 cores, hours) or 'gpu' (a device, a cluster)
 
     def __post_init__(self):
         labels = [a.label for a in self.arms]
         if len(set(labels)) != len(labels) or len(labels) < 2:
             raise ValueError(f"claim {self.name!r}: arms must be two or more with distinct labels, got {labels}")
-        if self.test not in CLAIM_TESTS: raise ValueError(f"claim {self.name!r}: test must be one of {CLAIM_TESTS}, got {self.test!r}")
+        if self.test not in CLAIM_TESTS:
+            raise ValueError(f"claim {self.name!r}: test must be one of {CLAIM_TESTS}, got {self.test!r}")
         if len({json.dumps(r, sort_keys=True) for r in self.runs}) != len(self.runs):
             raise ValueError(f"claim {self.name!r}: runs must not repeat")
         if self.scale not in CLAIM_SCALES:
@@ -189,10 +218,12 @@ class Claim:
         return int(self.episodes(setting) if callable(self.episodes) else self.episodes)
 
     @property
-    def method(self) -> Arm: return self.arms[0]
+    def method(self) -> Arm:
+        return self.arms[0]
 
     @property
-    def rivals(self) -> tuple: return self.arms[1:]
+    def rivals(self) -> tuple:
+        return self.arms[1:]
 
 
 CLAIM_TESTS = ('cmh', 'logrank', 'slope')
@@ -209,6 +240,7 @@ def claims() -> dict:
     "Every declared claim by name (imports the suite modules)."
     found = {}
     for c in _declared('CLAIMS'):
-        if c.name in found: raise ValueError(f"claim {c.name!r} is declared twice")
+        if c.name in found:
+            raise ValueError(f"claim {c.name!r} is declared twice")
         found[c.name] = c
     return found

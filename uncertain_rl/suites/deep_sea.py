@@ -20,28 +20,31 @@ from ..metrics import beats_dithering, first_treasure_episode
 from .core import Arm, Claim, Suite, bsuite_logged, deep_sea_runs
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #99df0dc2
-DEEP_SEA_FORGIVENESS = 100.      # bsuite: episodes allowed beyond 2^N
+DEEP_SEA_FORGIVENESS = 100.0  # bsuite: episodes allowed beyond 2^N
 
 
 class DeepSeaRule(NamedTuple):
     """When bsuite calls a run solved: the running fraction of bad episodes below `threshold`, at a row from
     `min_episode`."""
-    threshold: float = .9
+
+    threshold: float = 0.9
     min_episode: int = 1
 
 
-DEEP_SEA_RULE = DeepSeaRule()                      # deep_sea/analysis.py
-STOCHASTIC_RULE = DeepSeaRule(.8, 100)             # deep_sea_stochastic/analysis.py: harsher, and from episode 100
+DEEP_SEA_RULE = DeepSeaRule()  # deep_sea/analysis.py
+STOCHASTIC_RULE = DeepSeaRule(0.8, 100)  # deep_sea_stochastic/analysis.py: harsher, and from episode 100
 
 
 class DeepSeaSolution(NamedTuple):
     "bsuite's `find_solution` per run: solved or not, at the first logged episode below the threshold (else the last)."
+
     solved: np.ndarray
     episode: np.ndarray
 
 
-def deep_sea_solution(total_bad_episodes, num_episodes: int = 10_000,
-                      rule: DeepSeaRule = DEEP_SEA_RULE) -> DeepSeaSolution:
+def deep_sea_solution(
+    total_bad_episodes, num_episodes: int = 10_000, rule: DeepSeaRule = DEEP_SEA_RULE
+) -> DeepSeaSolution:
     "bsuite's solve `rule` on per-episode running bad counts `[..., episodes]` (negative: not run), at its log rows."
     bad = np.asarray(total_bad_episodes, float)
     e = np.arange(1, bad.shape[-1] + 1)
@@ -65,11 +68,12 @@ def deep_sea_score(solution: DeepSeaSolution, sizes) -> float:
 def deep_sea_budget(size: int, num_episodes: int = 10_000) -> int:
     """The episodes after which size `size`'s score cannot change: bsuite's `num_episodes`, or the last one before `2^N
     + 100`."""
-    return int(min(num_episodes, np.ceil(2. ** size + DEEP_SEA_FORGIVENESS) - 1))
+    return int(min(num_episodes, np.ceil(2.0**size + DEEP_SEA_FORGIVENESS) - 1))
 
 
-def deep_sea_decided(total_bad_episodes, size: int, num_episodes: int = 10_000,
-                     rule: DeepSeaRule = DEEP_SEA_RULE) -> np.ndarray:
+def deep_sea_decided(
+    total_bad_episodes, size: int, num_episodes: int = 10_000, rule: DeepSeaRule = DEEP_SEA_RULE
+) -> np.ndarray:
     "Per run: solved at a logged row, or played `deep_sea_budget` episodes (negative counts: episodes not yet played)."
     bad = np.asarray(total_bad_episodes)
     played = (bad >= 0).sum(-1)
@@ -80,75 +84,113 @@ def deep_sea_metrics(logs: dict, run: int, played: int, size: int, rule: DeepSea
     """What a record keeps of run `run` of a call's `logs` that played `played` episodes: bsuite's solution, the
     treasures."""
     bad = np.asarray(logs['total_bad_episodes'][run][:played])[None]
-    found = np.diff(np.asarray(logs['denoised_return'][run][:played], float), prepend=0.) > 0
+    found = np.diff(np.asarray(logs['denoised_return'][run][:played], float), prepend=0.0) > 0
     solution = deep_sea_solution(bad, rule=rule)
     first = int(first_treasure_episode(np.cumsum(found)[None])[0])
-    return dict(solved=bool(solution.solved[0]), solve_episode=int(solution.episode[0]) if solution.solved[0] else None,
-                beats_dithering=bool(deep_sea_beats_dithering(solution, size)[0]), played=int(played),
-                first_treasure=first or None, treasures=int(found.sum()))
+    return dict(
+        solved=bool(solution.solved[0]),
+        solve_episode=int(solution.episode[0]) if solution.solved[0] else None,
+        beats_dithering=bool(deep_sea_beats_dithering(solution, size)[0]),
+        played=int(played),
+        first_treasure=first or None,
+        treasures=int(found.sum()),
+    )
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #9cc2de4a
 def deep_sea_experiment(rule: DeepSeaRule):
     "A setting's `Experiment` fields under `rule`: size, map, and the stop once every run is decided (if asked)."
+
     def fields(setting: dict, episodes: int, stop_early: bool) -> dict:
         stop = lambda logs: bool(deep_sea_decided(logs['total_bad_episodes'], setting['size'], episodes, rule).all())
         return dict(size=setting['size'], mapping_seed=setting['mapping_seed'], stop_when=stop if stop_early else None)
+
     return fields
 
 
 def deep_sea_run_params(env, settings: list):
     "Each run's parameters: the environment's, with the action map of its setting's `mapping_seed`."
     import jax
+
     rows = [env.make_params(s['mapping_seed']) for s in settings]
     return jax.tree.map(lambda *x: np.stack(x), *rows)
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #ca93694b
 def solve_episodes(records: list, size: int) -> np.ndarray:
     "Each run's episode of solving Deep Sea `size` (inf: not solved within its budget)."
-    return np.array([r['metrics']['solve_episode'] if r['metrics']['solved'] else np.inf
-                     for r in records if r['setting']['size'] == size], float)
+    return np.array(
+        [
+            r['metrics']['solve_episode'] if r['metrics']['solved'] else np.inf
+            for r in records
+            if r['setting']['size'] == size
+        ],
+        float,
+    )
 
 
 def deep_sea_summary(records: list, seeds: list) -> dict:
     """A Deep Sea row: each seed's sweep score, runs solved in time per N, the median solve episode per N with its
     interval."""
     from uncertain_rl.suites.stats import median_interval
+
     sizes = sorted({r['setting']['size'] for r in records})
     seed_scores = [float(np.mean([r['metrics']['beats_dithering'] for r in records if r['seed'] == s])) for s in seeds]
     solved = {n: [r['metrics']['beats_dithering'] for r in records if r['setting']['size'] == n] for n in sizes}
     medians = {n: median_interval(solve_episodes(records, n)) for n in sizes}
     finite = lambda x: None if not np.isfinite(x) else float(x)
-    half = [n for n in sizes if np.mean(solved[n]) >= .5]
-    return dict(seed_scores=seed_scores, sizes=sizes, solved={n: [int(sum(v)), len(v)] for n, v in solved.items()},
-                largest_solved=max(half) if half else None,
-                median_solve_episode={n: finite(m[0]) for n, m in medians.items()},
-                solve_episode_interval={n: [finite(m[1]), finite(m[2])] for n, m in medians.items()})
+    half = [n for n in sizes if np.mean(solved[n]) >= 0.5]
+    return dict(
+        seed_scores=seed_scores,
+        sizes=sizes,
+        solved={n: [int(sum(v)), len(v)] for n, v in solved.items()},
+        largest_solved=max(half) if half else None,
+        median_solve_episode={n: finite(m[0]) for n, m in medians.items()},
+        solve_episode_interval={n: [finite(m[1]), finite(m[2])] for n, m in medians.items()},
+    )
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #ea5ca8d4
 DEEP_SEA_SIZES = tuple(range(10, 51, 2))
-DEEP_SEA_EPISODES = 10_000        # bsuite's episodes of every Deep Sea run
+DEEP_SEA_EPISODES = 10_000  # bsuite's episodes of every Deep Sea run
 
 
 def _deep_sea_suite(name: str, rule: DeepSeaRule, description: str) -> Suite:
-    return Suite(name, name, tuple({'size': n, 'mapping_seed': 42} for n in DEEP_SEA_SIZES), DEEP_SEA_EPISODES,
-                 lambda s: deep_sea_budget(s['size'], DEEP_SEA_EPISODES), deep_sea_experiment(rule),
-                 lambda setting, logs, run, played: deep_sea_metrics(logs, run, played, setting['size'], rule),
-                 deep_sea_summary, traced=('mapping_seed',), run_params=deep_sea_run_params, description=description)
+    return Suite(
+        name,
+        name,
+        tuple({'size': n, 'mapping_seed': 42} for n in DEEP_SEA_SIZES),
+        DEEP_SEA_EPISODES,
+        lambda s: deep_sea_budget(s['size'], DEEP_SEA_EPISODES),
+        deep_sea_experiment(rule),
+        lambda setting, logs, run, played: deep_sea_metrics(logs, run, played, setting['size'], rule),
+        deep_sea_summary,
+        traced=('mapping_seed',),
+        run_params=deep_sea_run_params,
+        description=description,
+    )
 
 
-SUITES = (_deep_sea_suite('deep_sea', DEEP_SEA_RULE, "bsuite's Deep Sea: N = 10, 12, ..., 50, solved when the "
-                                                     "running fraction of bad episodes falls below 0.9"),
-          _deep_sea_suite('deep_sea_stochastic', STOCHASTIC_RULE, "bsuite's stochastic Deep Sea (slips, noisy "
-                                                                  "treasure): below 0.8, from episode 100"))
+SUITES = (
+    _deep_sea_suite(
+        'deep_sea',
+        DEEP_SEA_RULE,
+        "bsuite's Deep Sea: N = 10, 12, ..., 50, solved when the running fraction of bad episodes falls below 0.9",
+    ),
+    _deep_sea_suite(
+        'deep_sea_stochastic',
+        STOCHASTIC_RULE,
+        "bsuite's stochastic Deep Sea (slips, noisy treasure): below 0.8, from episode 100",
+    ),
+)
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #b4323edd
-MAPS_FROM = 100                       # the claims' maps: seed s on map 100 + s (the main table keeps bsuite's 42)
+MAPS_FROM = 100  # the claims' maps: seed s on map 100 + s (the main table keeps bsuite's 42)
 CLAIM_SEEDS = 10
-E_AZ_INTERACTIONS = 45_000            # Oren et al. 2025, Table 4: the true-model agents' budget
+E_AZ_INTERACTIONS = 45_000  # Oren et al. 2025, Table 4: the true-model agents' budget
 
 
-E_AZ_TABLE_1 = ("N = 40, steps to the goal (mean ± sd of the seeds that found it): E-AZ 10,539 ± 9,006 (94% of 35 "
-                "seeds), AZ+UBE 22,801 ± 7,514 (91% of 35), AZ none of 20 (Table 1, RND)")
+E_AZ_TABLE_1 = (
+    "N = 40, steps to the goal (mean ± sd of the seeds that found it): E-AZ 10,539 ± 9,006 (94% of 35 "
+    "seeds), AZ+UBE 22,801 ± 7,514 (91% of 35), AZ none of 20 (Table 1, RND)"
+)
 
 
 def interactions_budget(setting: dict) -> int:
@@ -157,77 +199,171 @@ def interactions_budget(setting: dict) -> int:
 
 
 TDU_VS_BDQN = Claim(
-    'tdu_stochastic', 'TDU solves more of stochastic Deep Sea than Bootstrapped DQN at the same prior scale',
-    'Flennerhag et al. 2020, Sec. 5.1, Fig. 2', 'deep_sea_stochastic',
-    (Arm('tdu', 'tdu'), Arm('boot_dqn (λ = 3)', 'boot_dqn', dict(prior_scale=3.))),
-    deep_sea_runs((10, 20, 30), CLAIM_SEEDS, MAPS_FROM), 1_000, 'beats_dithering', 'cmh', 'size',
-    notes="λ = 3 and β = 1 fixed before the runs (Fig. 7's prior, App. D.2's ablations' β); no effect size in the paper",
+    'tdu_stochastic',
+    'TDU solves more of stochastic Deep Sea than Bootstrapped DQN at the same prior scale',
+    'Flennerhag et al. 2020, Sec. 5.1, Fig. 2',
+    'deep_sea_stochastic',
+    (Arm('tdu', 'tdu'), Arm('boot_dqn (λ = 3)', 'boot_dqn', dict(prior_scale=3.0))),
+    deep_sea_runs((10, 20, 30), CLAIM_SEEDS, MAPS_FROM),
+    1_000,
+    'beats_dithering',
+    'cmh',
+    'size',
+    notes="λ = 3 and β = 1 fixed before the runs (Fig. 7's prior, App. D.2's ablations' β); "
+    "no effect size in the paper",
     reported="no number (Fig. 2's curves): TDU near-optimal on both versions, BDQN 'a significant loss of performance' "
-             "on the stochastic one (Sec. 5.1)")
+    "on the stochastic one (Sec. 5.1)",
+)
 
-PE_DQN_SHARED = dict(batch_size=128, replay_capacity=10_000, sgd_period=1, target_update_period=4,
-                     adam_eps=.001 / 128, kernel_init='he_truncated_normal')
+PE_DQN_SHARED = dict(
+    batch_size=128,
+    replay_capacity=10_000,
+    sgd_period=1,
+    target_update_period=4,
+    adam_eps=0.001 / 128,
+    kernel_init='he_truncated_normal',
+)
 PE_DQN_VS_BDQN = Claim(
-    'pe_dqn_scaling', "PE-DQN's regret grows more slowly with N than Bootstrapped DQN+P's",
-    'Zanger et al. 2024, Sec. 6.3, Fig. 4 (b); Table 4', 'deep_sea',
-    (Arm('pe_dqn', 'pe_dqn', dict(PE_DQN_SHARED, learning_rate=5e-4, beta=5., beta_final=0.)),
-     Arm('boot_dqn+P (paper)', 'boot_dqn', dict(PE_DQN_SHARED, hidden_sizes=(64, 64), learning_rate=1e-3,
-                                                 prior_scale=5., num_ensemble=20, double_q=True))),
-    deep_sea_runs((10, 15, 20), CLAIM_SEEDS, MAPS_FROM), 600, 'regret', 'slope', 'size', stop_early=False,
-    effect=dict(regret_ratio=.5), reported="median regret 'roughly half' of the baselines' at large N (Fig. 4 (b): N up "
-                                           "to 100, 10 seeds, 10,000 episodes; values only in the figure)",
+    'pe_dqn_scaling',
+    "PE-DQN's regret grows more slowly with N than Bootstrapped DQN+P's",
+    'Zanger et al. 2024, Sec. 6.3, Fig. 4 (b); Table 4',
+    'deep_sea',
+    (
+        Arm('pe_dqn', 'pe_dqn', dict(PE_DQN_SHARED, learning_rate=5e-4, beta=5.0, beta_final=0.0)),
+        Arm(
+            'boot_dqn+P (paper)',
+            'boot_dqn',
+            dict(
+                PE_DQN_SHARED,
+                hidden_sizes=(64, 64),
+                learning_rate=1e-3,
+                prior_scale=5.0,
+                num_ensemble=20,
+                double_q=True,
+            ),
+        ),
+    ),
+    deep_sea_runs((10, 15, 20), CLAIM_SEEDS, MAPS_FROM),
+    600,
+    'regret',
+    'slope',
+    'size',
+    stop_early=False,
+    effect=dict(regret_ratio=0.5),
+    reported="median regret 'roughly half' of the baselines' at large N (Fig. 4 (b): N up "
+    "to 100, 10 seeds, 10,000 episodes; values only in the figure)",
     notes="β 5 -> 0 over a third of the horizon (App. B.2); our default network (128 units, K = 51, prior 5), "
-          "not Table 4's (512, K = 101, prior 20), which a 2-core machine cannot afford; every run plays 600 episodes")
+    "not Table 4's (512, K = 101, prior 20), which a 2-core machine cannot afford; every run plays 600 episodes",
+)
 
 E_AZ_TABULAR = Claim(
-    'e_az_tabular', 'E-AZ solves Deep Sea in fewer interactions than AZ+UBE and AZ (tabular, true model)',
-    'Oren et al. 2025, Sec. 5.2, Fig. 2 (left), Table 1', 'deep_sea',
-    (Arm('e_az', 'e_az', dict(simulations=50)), Arm('az_ube', 'az_ube', dict(simulations=50)),
-     Arm('az', 'az', dict(simulations=50))),
-    deep_sea_runs((20, 30, 40), CLAIM_SEEDS, MAPS_FROM), interactions_budget, 'interactions_to_solve', 'logrank',
-    'size', effect=dict(speedup=10_539 / 22_801), reported=E_AZ_TABLE_1,
-    notes="our tabular analogue of the paper's agent (exact tables, visit counts); the effect is Table 1's (N = 40)")
+    'e_az_tabular',
+    'E-AZ solves Deep Sea in fewer interactions than AZ+UBE and AZ (tabular, true model)',
+    'Oren et al. 2025, Sec. 5.2, Fig. 2 (left), Table 1',
+    'deep_sea',
+    (
+        Arm('e_az', 'e_az', dict(simulations=50)),
+        Arm('az_ube', 'az_ube', dict(simulations=50)),
+        Arm('az', 'az', dict(simulations=50)),
+    ),
+    deep_sea_runs((20, 30, 40), CLAIM_SEEDS, MAPS_FROM),
+    interactions_budget,
+    'interactions_to_solve',
+    'logrank',
+    'size',
+    effect=dict(speedup=10_539 / 22_801),
+    reported=E_AZ_TABLE_1,
+    notes="our tabular analogue of the paper's agent (exact tables, visit counts); the effect is Table 1's (N = 40)",
+)
 
 E_AZ_LEARNED = Claim(
-    'e_az_learned', 'E-AZ solves Deep Sea in fewer interactions than AZ+UBE and AZ (learned networks, true model)',
-    'Oren et al. 2025, Sec. 5.2, Fig. 2 (left), Table 1', 'deep_sea',
-    (Arm('e_az_net', 'e_az_net', dict(simulations=50)), Arm('az_ube_net', 'az_ube_net', dict(simulations=50)),
-     Arm('az_net', 'az_net', dict(simulations=50))),
-    deep_sea_runs((10, 20), CLAIM_SEEDS, MAPS_FROM), interactions_budget, 'interactions_to_solve', 'logrank', 'size',
-    effect=dict(speedup=10_539 / 22_801), reported=E_AZ_TABLE_1,
-    notes="the registry's networks (smaller than Table 2's); N = 10 and 20, where the learned arms solve at this budget")
-
+    'e_az_learned',
+    'E-AZ solves Deep Sea in fewer interactions than AZ+UBE and AZ (learned networks, true model)',
+    'Oren et al. 2025, Sec. 5.2, Fig. 2 (left), Table 1',
+    'deep_sea',
+    (
+        Arm('e_az_net', 'e_az_net', dict(simulations=50)),
+        Arm('az_ube_net', 'az_ube_net', dict(simulations=50)),
+        Arm('az_net', 'az_net', dict(simulations=50)),
+    ),
+    deep_sea_runs((10, 20), CLAIM_SEEDS, MAPS_FROM),
+    interactions_budget,
+    'interactions_to_solve',
+    'logrank',
+    'size',
+    effect=dict(speedup=10_539 / 22_801),
+    reported=E_AZ_TABLE_1,
+    notes="the registry's networks (smaller than Table 2's); "
+    "N = 10 and 20, where the learned arms solve at this budget",
+)
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #dspaper2
 PAPER_SIZES = dict(tdu=(30, 40, 50), pe_dqn=(20, 30, 40, 50), e_az=(20, 30, 40, 50), e_az_net=(10, 20, 30, 40))
 E_AZ_NET_PAPER = dict(hidden_sizes=(256, 256), rnd_hidden_sizes=(1024, 1024), rnd_features=512, batch_size=256)
 
 
-def at_paper_scale(claim: Claim, sizes: tuple, episodes, arms: tuple | None = None, notes: str = '',
-                   device: str = 'gpu') -> Claim:
+def at_paper_scale(
+    claim: Claim, sizes: tuple, episodes, arms: tuple | None = None, notes: str = '', device: str = 'gpu'
+) -> Claim:
     "`claim`'s twin at its paper's scale: `NAME_paper`, the same arms (or `arms`), maps, seeds, metric and test."
     from dataclasses import replace
-    return replace(claim, name=f'{claim.name}_paper', runs=deep_sea_runs(sizes, CLAIM_SEEDS, MAPS_FROM),
-                   episodes=episodes, arms=claim.arms if arms is None else arms, scale='paper', device=device,
-                   notes=notes)
+
+    return replace(
+        claim,
+        name=f'{claim.name}_paper',
+        runs=deep_sea_runs(sizes, CLAIM_SEEDS, MAPS_FROM),
+        episodes=episodes,
+        arms=claim.arms if arms is None else arms,
+        scale='paper',
+        device=device,
+        notes=notes,
+    )
 
 
-TDU_PAPER = at_paper_scale(TDU_VS_BDQN, PAPER_SIZES['tdu'], DEEP_SEA_EPISODES,
-                           notes="the reduced design's arms (λ = 3, β = 1); bsuite's 10,000 episodes, a run stopping once solved")
+TDU_PAPER = at_paper_scale(
+    TDU_VS_BDQN,
+    PAPER_SIZES['tdu'],
+    DEEP_SEA_EPISODES,
+    notes="the reduced design's arms (λ = 3, β = 1); bsuite's 10,000 episodes, a run stopping once solved",
+)
 PE_DQN_PAPER_CLAIM = at_paper_scale(
-    PE_DQN_VS_BDQN, PAPER_SIZES['pe_dqn'], DEEP_SEA_EPISODES,
-    (Arm('pe_dqn (paper)', 'pe_dqn', dict(PE_DQN_VS_BDQN.arms[0].overrides, hidden_sizes=(512,), num_atoms=101,
-                                           prior_scale=20.)), PE_DQN_VS_BDQN.arms[1]),
+    PE_DQN_VS_BDQN,
+    PAPER_SIZES['pe_dqn'],
+    DEEP_SEA_EPISODES,
+    (
+        Arm(
+            'pe_dqn (paper)',
+            'pe_dqn',
+            dict(PE_DQN_VS_BDQN.arms[0].overrides, hidden_sizes=(512,), num_atoms=101, prior_scale=20.0),
+        ),
+        PE_DQN_VS_BDQN.arms[1],
+    ),
     notes="Table 4's network for PE-DQN (512 units, K = 101, QR prior 20); β 5 -> 0 over a third of the horizon; "
-          "every run plays 10,000 episodes; N up to bsuite's 50, not the paper's 100")
-E_AZ_TABULAR_PAPER = at_paper_scale(E_AZ_TABULAR, PAPER_SIZES['e_az'], interactions_budget,
-                                    notes="our tabular analogue; Table 4's 45,000 interactions; N up to 50",
-                                    device='cpu')
+    "every run plays 10,000 episodes; N up to bsuite's 50, not the paper's 100",
+)
+E_AZ_TABULAR_PAPER = at_paper_scale(
+    E_AZ_TABULAR,
+    PAPER_SIZES['e_az'],
+    interactions_budget,
+    notes="our tabular analogue; Table 4's 45,000 interactions; N up to 50",
+    device='cpu',
+)
 E_AZ_LEARNED_PAPER = at_paper_scale(
-    E_AZ_LEARNED, PAPER_SIZES['e_az_net'], interactions_budget,
+    E_AZ_LEARNED,
+    PAPER_SIZES['e_az_net'],
+    interactions_budget,
     tuple(Arm(a.label, a.agent, dict(a.overrides, **E_AZ_NET_PAPER)) for a in E_AZ_LEARNED.arms),
     notes="Table 2's heads (256, 256) and RND (1,024, 1,024 -> 512 features; our predictor has the target's layers), "
-          "Table 3's batch 256; 45,000 interactions; N up to Table 1's 40")
+    "Table 3's batch 256; 45,000 interactions; N up to Table 1's 40",
+)
 
-CLAIMS = (TDU_VS_BDQN, PE_DQN_VS_BDQN, E_AZ_TABULAR, E_AZ_LEARNED,
-          TDU_PAPER, PE_DQN_PAPER_CLAIM, E_AZ_TABULAR_PAPER, E_AZ_LEARNED_PAPER)
+CLAIMS = (
+    TDU_VS_BDQN,
+    PE_DQN_VS_BDQN,
+    E_AZ_TABULAR,
+    E_AZ_LEARNED,
+    TDU_PAPER,
+    PE_DQN_PAPER_CLAIM,
+    E_AZ_TABULAR_PAPER,
+    E_AZ_LEARNED_PAPER,
+)

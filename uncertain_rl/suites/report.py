@@ -32,9 +32,11 @@ def one_computation(records: list) -> tuple:
     Between computations with as many records, the newest (the latest `finished`): a complete rerun by changed code
     replaces the stale runs it repeats."""
     from uncertain_rl.suites.store import same_code
-    groups, family = {}, {}           # code shown to compute the same (`same_code`) counts as one computation
+
+    groups, family = {}, {}  # code shown to compute the same (`same_code`) counts as one computation
     for r in records:
-        if r['code'] not in family: family[r['code']] = min(same_code(r['code']))
+        if r['code'] not in family:
+            family[r['code']] = min(same_code(r['code']))
         groups.setdefault((r['config_hash'], family[r['code']], r['jax'], r['jaxlib']), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
@@ -52,6 +54,7 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
     "The fingerprint of the code this checkout would train `agent` with on a setting of `suite_name`."
     from uncertain_rl import registry
     from uncertain_rl.suites.store import run_fingerprint
+
     size = setting.get('size', 1)
     return run_fingerprint(agent, registry.make_env(suites()[suite_name].env, size, setting.get('mapping_seed', 42)))
 
@@ -60,6 +63,7 @@ def is_current(record: dict, suite_name: str) -> bool:
     """Whether this checkout would compute `record` with the same code: its fingerprint, or one it replaced
     (`same_code`)."""
     from uncertain_rl.suites.store import same_code
+
     return record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
 
 
@@ -67,7 +71,8 @@ def leaderboard(records: list, check_code: bool = True) -> list:
     "One row per (table design, suite, arm): the configuration that ran, seeds' scores and their interval, time, code."
     groups = {}
     for r in records:
-        if r['design'].startswith('table:'): groups.setdefault((r['design'], r['suite'], r['arm']), []).append(r)
+        if r['design'].startswith('table:'):
+            groups.setdefault((r['design'], r['suite'], r['arm']), []).append(r)
     rows = []
     for (design, suite_name, arm), rs in sorted(groups.items()):
         rs, left_out = one_computation(rs)
@@ -75,21 +80,40 @@ def leaderboard(records: list, check_code: bool = True) -> list:
         summary = suites()[suite_name].summary(rs, seeds)
         compile_seconds, run_seconds = (float(sum(r[k] for r in rs)) for k in ('compile_seconds', 'run_seconds'))
         score, lo, hi = mean_interval(summary['seed_scores'])
-        rows.append(dict(design=design, profile=design.partition(':')[2], suite=suite_name, arm=arm,
-                         agent=rs[0]['agent'], protocol='bsuite', config_hash=rs[0]['config_hash'],
-                         config=json.loads(rs[0]['config']), code=rs[0]['code'], jax=rs[0]['jax'],
-                         stale=check_code and not is_current(rs[0], suite_name),
-                         runs=len(rs), seeds=len(seeds), left_out=left_out, score=score, score_interval=[lo, hi],
-                         score_sd=float(np.std(summary['seed_scores'])), budgets=sorted({r['budget'] for r in rs}),
-                         **summary, seconds=compile_seconds + run_seconds, compile_seconds=compile_seconds,
-                         hardware=sorted({f"{r['device']} on {r['host']}" for r in rs})))
+        rows.append(
+            dict(
+                design=design,
+                profile=design.partition(':')[2],
+                suite=suite_name,
+                arm=arm,
+                agent=rs[0]['agent'],
+                protocol='bsuite',
+                config_hash=rs[0]['config_hash'],
+                config=json.loads(rs[0]['config']),
+                code=rs[0]['code'],
+                jax=rs[0]['jax'],
+                stale=check_code and not is_current(rs[0], suite_name),
+                runs=len(rs),
+                seeds=len(seeds),
+                left_out=left_out,
+                score=score,
+                score_interval=[lo, hi],
+                score_sd=float(np.std(summary['seed_scores'])),
+                budgets=sorted({r['budget'] for r in rs}),
+                **summary,
+                seconds=compile_seconds + run_seconds,
+                compile_seconds=compile_seconds,
+                hardware=sorted({f"{r['device']} on {r['host']}" for r in rs}),
+            )
+        )
     return rows
 
 # %% ../../nbs/89_suites.report.ipynb #f66213bd
 def score_matrix(rows: list, agent: str, tasks: list):
     "An agent's per-seed scores as a [seeds, tasks] matrix (None if it lacks a task or the seed counts differ)."
     by_suite = {r['suite']: r['seed_scores'] for r in rows if r['agent'] == agent}
-    if any(t not in by_suite for t in tasks) or len({len(by_suite[t]) for t in tasks}) != 1: return None
+    if any(t not in by_suite for t in tasks) or len({len(by_suite[t]) for t in tasks}) != 1:
+        return None
     return np.array([by_suite[t] for t in tasks], float).T
 
 
@@ -98,18 +122,27 @@ def aggregates(rows: list, reference: str = 'boot_dqn', reps: int = 2_000) -> di
     share."""
     agents = sorted({r['agent'] for r in rows})
     counts = {}
-    for r in rows: counts.setdefault(r['suite'], set()).add(len(r['seed_scores']))
-    tasks = sorted(t for t in counts if len(counts[t]) == 1
-                   and all(any(r['agent'] == a and r['suite'] == t for r in rows) for a in agents))
+    for r in rows:
+        counts.setdefault(r['suite'], set()).add(len(r['seed_scores']))
+    tasks = sorted(
+        t
+        for t in counts
+        if len(counts[t]) == 1 and all(any(r['agent'] == a and r['suite'] == t for r in rows) for a in agents)
+    )
     out = dict(tasks=tasks, reference=reference, agents={})
     ref = score_matrix(rows, reference, tasks) if tasks else None
     for a in agents:
         m = score_matrix(rows, a, tasks) if tasks else None
-        if m is None: continue
-        entry = dict(iqm=list(stats.stratified_bootstrap(m, stats.iqm, reps)),
-                     mean=list(stats.stratified_bootstrap(m, stats.mean_score, reps)))
+        if m is None:
+            continue
+        entry = dict(
+            iqm=list(stats.stratified_bootstrap(m, stats.iqm, reps)),
+            mean=list(stats.stratified_bootstrap(m, stats.mean_score, reps)),
+        )
         if ref is not None and a != reference:
-            entry['p_improvement'] = list(stats.stratified_bootstrap((m, ref), stats.average_probability_of_improvement, reps))
+            entry['p_improvement'] = list(
+                stats.stratified_bootstrap((m, ref), stats.average_probability_of_improvement, reps)
+            )
         out['agents'][a] = entry
     return out
 
@@ -129,22 +162,29 @@ def _to_750(r):
     return (e, True) if e is not None else (r['budget'], False)
 
 
-METRICS = dict(beats_dithering=lambda r: r['metrics']['beats_dithering'], interactions_to_solve=_solve_interactions,
-               regret=_regret, episodes_to_750=_to_750)
+METRICS = dict(
+    beats_dithering=lambda r: r['metrics']['beats_dithering'],
+    interactions_to_solve=_solve_interactions,
+    regret=_regret,
+    episodes_to_750=_to_750,
+)
 
 # %% ../../nbs/89_suites.report.ipynb #43af2c90
-def slope_bootstrap_p(sizes_a, times_a, events_a, sizes_b, times_b, events_b, reps: int = 4_000, seed: int = 0) -> float:
+def slope_bootstrap_p(
+    sizes_a, times_a, events_a, sizes_b, times_b, events_b, reps: int = 4_000, seed: int = 0
+) -> float:
     "Two-sided bootstrap p of 'the two arms' slopes of log time against size differ' (runs resampled within sizes)."
     da = stats.slope_samples(sizes_a, times_a, events_a, reps=reps, seed=seed)[1]
     db = stats.slope_samples(sizes_b, times_b, events_b, reps=reps, seed=seed + 1)[1]
     d = da - db
-    return float(min(1., 2 * max(min(np.mean(d <= 0), np.mean(d >= 0)), 1 / reps)))
+    return float(min(1.0, 2 * max(min(np.mean(d <= 0), np.mean(d >= 0)), 1 / reps)))
 
 # %% ../../nbs/89_suites.report.ipynb #30afd018
-Z80 = 0.8416212335729143             # the standard normal's 80th percentile
+Z80 = 0.8416212335729143  # the standard normal's 80th percentile
 
 
-def _strata(rs: list, field: str) -> np.ndarray: return np.array([r['setting'][field] for r in rs])
+def _strata(rs: list, field: str) -> np.ndarray:
+    return np.array([r['setting'][field] for r in rs])
 
 
 def compare(claim: Claim, method: list, rival: list) -> dict:
@@ -152,48 +192,78 @@ def compare(claim: Claim, method: list, rival: list) -> dict:
     metric, alpha = METRICS[claim.metric], claim.alpha
     if claim.test == 'cmh':
         levels = sorted({r['setting'][claim.strata] for r in method + rival})
-        count = lambda rs, v: [sum(bool(metric(r)) for r in rs if r['setting'][claim.strata] == v),
-                               sum(r['setting'][claim.strata] == v for r in rs)]
+        count = lambda rs, v: [
+            sum(bool(metric(r)) for r in rs if r['setting'][claim.strata] == v),
+            sum(r['setting'][claim.strata] == v for r in rs),
+        ]
         a, b = np.array([count(method, v) for v in levels]).T, np.array([count(rival, v) for v in levels]).T
         test = stats.exact_cmh(a[0], a[1], b[0], b[1], alternative='two-sided')
         power = stats.smallest_detectable_odds_ratio(b[0] / np.maximum(b[1], 1), a[1], b[1], alpha / 2)
-        return dict(p=test.p, effect='odds ratio', estimate=finite(test.odds_ratio), interval=list(map(finite, test.ci)),
-                    direction=float(np.sign(test.observed - test.expected)),
-                    method_has=f'{a[0].sum()}/{a[1].sum()} solved', rival_has=f'{b[0].sum()}/{b[1].sum()} solved',
-                    by_stratum={str(v): [a[0][i], a[1][i], b[0][i], b[1][i]] for i, v in enumerate(levels)},
-                    smallest_detectable=finite(power), smallest_detectable_kind='odds ratio (80% power)')
+        return dict(
+            p=test.p,
+            effect='odds ratio',
+            estimate=finite(test.odds_ratio),
+            interval=list(map(finite, test.ci)),
+            direction=float(np.sign(test.observed - test.expected)),
+            method_has=f'{a[0].sum()}/{a[1].sum()} solved',
+            rival_has=f'{b[0].sum()}/{b[1].sum()} solved',
+            by_stratum={str(v): [a[0][i], a[1][i], b[0][i], b[1][i]] for i, v in enumerate(levels)},
+            smallest_detectable=finite(power),
+            smallest_detectable_kind='odds ratio (80% power)',
+        )
     ta, ea = map(np.array, zip(*map(metric, method)))
     tb, eb = map(np.array, zip(*map(metric, rival)))
     sa, sb = _strata(method, claim.strata), _strata(rival, claim.strata)
     if claim.test == 'logrank':
         test = stats.logrank(ta, ea, tb, eb, sa, sb, alternative='two-sided')
-        log_hr, se = (test.observed - test.expected) / test.variance, 1 / np.sqrt(test.variance)   # Peto's estimate
-        sooner = stats.probability_of_improvement(stats.unsolved_inf(ta, ea), stats.unsolved_inf(tb, eb),
-                                                  lower_is_better=True)
+        log_hr, se = (test.observed - test.expected) / test.variance, 1 / np.sqrt(test.variance)  # Peto's estimate
+        sooner = stats.probability_of_improvement(
+            stats.unsolved_inf(ta, ea), stats.unsolved_inf(tb, eb), lower_is_better=True
+        )
         km = lambda t, e, s, v: finite(stats.km_median(t[s == v], e[s == v]))
         medians = {str(v): [km(ta, ea, sa, v), km(tb, eb, sb, v)] for v in np.unique(sa)}
         scale = lambda r: r['budget'] * (r['setting']['size'] if claim.metric == 'interactions_to_solve' else 1)
-        budgets = np.array([max(scale(r) for r in rival if r['setting'][claim.strata] == v) for v in np.unique(sb)], float)
-        paper, informative = claim.effect.get('speedup'), bool(eb.any())     # a rival that never gets there: no model
-        speedup = stats.smallest_detectable_speedup(tb, eb, sb, budgets=budgets, alpha=alpha / 2) if informative else None
-        return dict(p=test.p, p_method=test.method, effect='hazard ratio (method / rival; > 1: sooner)',
-                    estimate=finite(np.exp(log_hr)), interval=[finite(np.exp(log_hr - 1.959963984540054 * se)),
-                                                               finite(np.exp(log_hr + 1.959963984540054 * se))],
-                    direction=np.sign(test.statistic) if np.isfinite(test.statistic) else 0.,
-                    p_sooner=list(sooner), medians=medians, method_has=f'{ea.sum()}/{len(ea)} reached',
-                    rival_has=f'{eb.sum()}/{len(eb)} reached', smallest_detectable=finite(speedup) if informative else None,
-                    smallest_detectable_kind='time ratio (80% power)' if informative else
-                    'none: the rival never reached the event, so no speed-up of its runs is defined',
-                    power_at_paper=None if paper is None or not informative else
-                    float(stats.power_times(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2)))
+        budgets = np.array(
+            [max(scale(r) for r in rival if r['setting'][claim.strata] == v) for v in np.unique(sb)], float
+        )
+        paper, informative = claim.effect.get('speedup'), bool(eb.any())  # a rival that never gets there: no model
+        speedup = (
+            stats.smallest_detectable_speedup(tb, eb, sb, budgets=budgets, alpha=alpha / 2) if informative else None
+        )
+        return dict(
+            p=test.p,
+            p_method=test.method,
+            effect='hazard ratio (method / rival; > 1: sooner)',
+            estimate=finite(np.exp(log_hr)),
+            interval=[finite(np.exp(log_hr - 1.959963984540054 * se)), finite(np.exp(log_hr + 1.959963984540054 * se))],
+            direction=np.sign(test.statistic) if np.isfinite(test.statistic) else 0.0,
+            p_sooner=list(sooner),
+            medians=medians,
+            method_has=f'{ea.sum()}/{len(ea)} reached',
+            rival_has=f'{eb.sum()}/{len(eb)} reached',
+            smallest_detectable=finite(speedup) if informative else None,
+            smallest_detectable_kind='time ratio (80% power)'
+            if informative
+            else 'none: the rival never reached the event, so no speed-up of its runs is defined',
+            power_at_paper=None
+            if paper is None or not informative
+            else float(stats.power_times(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2)),
+        )
     d = stats.slope_difference(sa, ta, ea, sb, tb, eb)
     se = (d.hi - d.lo) / (2 * 1.959963984540054)
-    return dict(p=slope_bootstrap_p(sa, ta, ea, sb, tb, eb), effect='slope of log metric on N, method - rival',
-                estimate=finite(d.estimate), interval=[finite(d.lo), finite(d.hi)], direction=-np.sign(d.estimate),
-                method_slope=stats.scaling_slope(sa, ta, ea).estimate, rival_slope=stats.scaling_slope(sb, tb, eb).estimate,
-                method_has=f'{ea.sum()}/{len(ea)} rewarded', rival_has=f'{eb.sum()}/{len(eb)} rewarded',
-                smallest_detectable=finite((1.959963984540054 + Z80) * se),
-                smallest_detectable_kind='slope difference (80% power, normal approximation)')
+    return dict(
+        p=slope_bootstrap_p(sa, ta, ea, sb, tb, eb),
+        effect='slope of log metric on N, method - rival',
+        estimate=finite(d.estimate),
+        interval=[finite(d.lo), finite(d.hi)],
+        direction=-np.sign(d.estimate),
+        method_slope=stats.scaling_slope(sa, ta, ea).estimate,
+        rival_slope=stats.scaling_slope(sb, tb, eb).estimate,
+        method_has=f'{ea.sum()}/{len(ea)} rewarded',
+        rival_has=f'{eb.sum()}/{len(eb)} rewarded',
+        smallest_detectable=finite((1.959963984540054 + Z80) * se),
+        smallest_detectable_kind='slope difference (80% power, normal approximation)',
+    )
 
 # %% ../../nbs/89_suites.report.ipynb #398f45c2
 def config_difference(a: dict, b: dict) -> dict:
@@ -216,28 +286,47 @@ def missing_runs(claim: Claim, by_arm: dict) -> int:
 
 def stale_arms(claim: Claim, by_arm: dict) -> list:
     "The arms whose records this checkout's code would no longer compute (their fingerprint differs): rerun them."
-    return [label for label, rs in by_arm.items()
-            if rs and rs[0].get('agent') and rs[0].get('code')
-            and not is_current(rs[0], claim.suite)]
+    return [
+        label
+        for label, rs in by_arm.items()
+        if rs and rs[0].get('agent') and rs[0].get('code') and not is_current(rs[0], claim.suite)
+    ]
 
 
 def check_claim(records: list, claim: Claim, check_code: bool = True) -> dict:
-    """A claim's design, each comparison's test, effect and power (verdicts come with Holm's correction, `check_claims`),
-    and (`check_code`) which arms were computed by code this checkout has changed since."""
+    """A claim's design, each comparison's test, effect and power (verdicts come with Holm's correction,
+    `check_claims`), and (`check_code`) which arms were computed by code this checkout has changed since."""
     by_arm = claim_runs(records, claim)
-    out = dict(claim=claim.name, title=claim.title, paper=claim.paper, suite=claim.suite, metric=claim.metric,
-               test=claim.test, strata=claim.strata, alpha=claim.alpha, runs=len(claim.runs),
-               budgets=sorted({claim.budget(s) for s, _ in claim.runs}), stop_early=claim.stop_early,
-               arms=[dict(label=a.label, agent=a.agent, overrides=dict(a.overrides)) for a in claim.arms],
-               effect=dict(claim.effect), notes=claim.notes,
-               reported=claim.reported, scale=claim.scale, device=claim.device, missing=missing_runs(claim, by_arm), comparisons=[])
-    if out['missing']: return dict(out, verdict='not yet run')
+    out = dict(
+        claim=claim.name,
+        title=claim.title,
+        paper=claim.paper,
+        suite=claim.suite,
+        metric=claim.metric,
+        test=claim.test,
+        strata=claim.strata,
+        alpha=claim.alpha,
+        runs=len(claim.runs),
+        budgets=sorted({claim.budget(s) for s, _ in claim.runs}),
+        stop_early=claim.stop_early,
+        arms=[dict(label=a.label, agent=a.agent, overrides=dict(a.overrides)) for a in claim.arms],
+        effect=dict(claim.effect),
+        notes=claim.notes,
+        reported=claim.reported,
+        scale=claim.scale,
+        device=claim.device,
+        missing=missing_runs(claim, by_arm),
+        comparisons=[],
+    )
+    if out['missing']:
+        return dict(out, verdict='not yet run')
     out['stale'] = stale_arms(claim, by_arm) if check_code else []
     configs = {label: json.loads(rs[0]['config']) for label, rs in by_arm.items()}
     for rival in claim.rivals:
         c = compare(claim, by_arm[claim.method.label], by_arm[rival.label])
-        out['comparisons'].append(dict(c, rival=rival.label,
-                                       differs=config_difference(configs[claim.method.label], configs[rival.label])))
+        out['comparisons'].append(
+            dict(c, rival=rival.label, differs=config_difference(configs[claim.method.label], configs[rival.label]))
+        )
     return out
 
 
@@ -253,8 +342,9 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
         c['p_holm'] = float(adjusted)
     for r in results:
         for c in r['comparisons']:
-            c['verdict'] = (VERDICTS[2] if not c['p_holm'] < r['alpha'] else VERDICTS[0] if c['direction'] > 0 else
-                            VERDICTS[1])
+            c['verdict'] = (
+                VERDICTS[2] if not c['p_holm'] < r['alpha'] else VERDICTS[0] if c['direction'] > 0 else VERDICTS[1]
+            )
     for r in results:
         if r['comparisons']:
             v = {c['verdict'] for c in r['comparisons']}
@@ -271,50 +361,78 @@ def table_markdown(rows: list) -> str:
     """The main tables as Markdown: per (profile, suite), a row per agent naming its configuration, then Deep Sea's
     sizes."""
     lines = []
-    for (profile, suite_name) in sorted({(r['profile'], r['suite']) for r in rows}):
-        mine = sorted((r for r in rows if (r['profile'], r['suite']) == (profile, suite_name)), key=lambda r: -r['score'])
+    for profile, suite_name in sorted({(r['profile'], r['suite']) for r in rows}):
+        mine = sorted(
+            (r for r in rows if (r['profile'], r['suite']) == (profile, suite_name)), key=lambda r: -r['score']
+        )
         budgets = sorted({b for r in mine for b in r['budgets']})
         described = PROFILES[profile].description if profile in PROFILES else 'a profile not declared here'
         capped = budgets[-1] < suites()[suite_name].episodes
-        lines += [f"### {suite_name}, profile {profile} (bsuite's protocol: each agent's registered default)", '',
-                  f"Profile {profile}: {described}. Budget: at most {', '.join(f'{b:,}' for b in budgets)} episodes a "
-                  f"run{' (below bsuite' + chr(39) + 's: the profile' + chr(39) + 's scores, lower bounds of bsuite' + chr(39) + 's)' if capped else ''}. "
-                  "Score: bsuite's, per seed; mean with a 95% bootstrap interval over seeds.", '',
-                  '| agent | configuration | seeds | score | 95% interval | largest N solved | compute (s) |',
-                  '|---|---|---:|---:|---|---:|---:|']
+        lines += [
+            f"### {suite_name}, profile {profile} (bsuite's protocol: each agent's registered default)",
+            '',
+            f"Profile {profile}: {described}. Budget: at most {', '.join(f'{b:,}' for b in budgets)} episodes a "
+            "run" + (" (below bsuite's: the profile's scores, lower bounds of bsuite's)" if capped else '') + ". "
+            "Score: bsuite's, per seed; mean with a 95% bootstrap interval over seeds.",
+            '',
+            '| agent | configuration | seeds | score | 95% interval | largest N solved | compute (s) |',
+            '|---|---|---:|---:|---|---:|---:|',
+        ]
         for r in mine:
             config = f"default `{r['config_hash'][:8]}`" + (' (stale code)' if r['stale'] else '')
-            lines.append(f"| {r['agent']} | {config} | {r['seeds']} | {r['score']:.2f} | [{r['score_interval'][0]:.2f}, "
-                         f"{r['score_interval'][1]:.2f}] | {r.get('largest_solved') or '-'} | {r['seconds']:,.0f} |")
+            lines.append(
+                f"| {r['agent']} | {config} | {r['seeds']} | {r['score']:.2f} | [{r['score_interval'][0]:.2f}, "
+                f"{r['score_interval'][1]:.2f}] | {r.get('largest_solved') or '-'} | {r['seconds']:,.0f} |"
+            )
         sizes = sorted({n for r in mine for n in r.get('sizes', [])})
         if sizes:
-            lines += ['', 'Runs solved in time, and the median episode of solving with its 95% order-statistic interval '
-                          '(an unsolved run counts as never; ∞: not bounded by the data; no interval: too few runs):', '',
-                      '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |', '|---|' + '---|' * len(sizes)]
+            lines += [
+                '',
+                'Runs solved in time, and the median episode of solving with its 95% order-statistic interval '
+                '(an unsolved run counts as never; ∞: not bounded by the data; no interval: too few runs):',
+                '',
+                '| agent | ' + ' | '.join(f'N = {n}' for n in sizes) + ' |',
+                '|---|' + '---|' * len(sizes),
+            ]
             for r in mine:
                 cells = []
                 for n in sizes:
                     s, m, (lo, hi) = r['solved'][n], r['median_solve_episode'][n], r['solve_episode_interval'][n]
-                    interval = '' if lo is None else f" [{_show(lo)}, {_show(hi)}]"     # no lower end: too few runs
+                    interval = '' if lo is None else f" [{_show(lo)}, {_show(hi)}]"  # no lower end: too few runs
                     cells.append(f"{s[0]}/{s[1]}: " + ('-' if m is None else f"{_show(m)}{interval}"))
                 lines.append(f"| {r['agent']} | " + ' | '.join(cells) + ' |')
         scales = sorted({x for r in mine for x in r.get('noise_scales', [])})
         if scales:
-            lines += ['', 'Score per noise scale (all seeds):', '',
-                      '| agent | ' + ' | '.join(f'σ = {x:g}' for x in scales) + ' |', '|---|' + '---:|' * len(scales)]
-            lines += [f"| {r['agent']} | " + ' | '.join(f"{r['scale_scores'][x]:.2f}" for x in scales) + ' |' for r in mine]
+            lines += [
+                '',
+                'Score per noise scale (all seeds):',
+                '',
+                '| agent | ' + ' | '.join(f'σ = {x:g}' for x in scales) + ' |',
+                '|---|' + '---:|' * len(scales),
+            ]
+            lines += [
+                f"| {r['agent']} | " + ' | '.join(f"{r['scale_scores'][x]:.2f}" for x in scales) + ' |' for r in mine
+            ]
         lines.append('')
     return '\n'.join(lines)
 
 
 def aggregates_markdown(agg: dict) -> str:
     "The aggregates as Markdown."
-    if not agg['agents']: return ''
-    lines = [f"Aggregates over {', '.join(agg['tasks'])} (rliable's style: stratified bootstrap, 95% intervals):", '',
-             f"| agent | IQM | mean | P(improves on {agg['reference']}) |", '|---|---|---|---|']
+    if not agg['agents']:
+        return ''
+    lines = [
+        f"Aggregates over {', '.join(agg['tasks'])} (rliable's style: stratified bootstrap, 95% intervals):",
+        '',
+        f"| agent | IQM | mean | P(improves on {agg['reference']}) |",
+        '|---|---|---|---|',
+    ]
     cell = lambda e: f'{e[0]:.2f} [{e[1]:.2f}, {e[2]:.2f}]'
     for a, e in sorted(agg['agents'].items(), key=lambda kv: -kv[1]['iqm'][0]):
-        lines.append(f"| {a} | {cell(e['iqm'])} | {cell(e['mean'])} | {cell(e['p_improvement']) if 'p_improvement' in e else '-'} |")
+        lines.append(
+            f"| {a} | {cell(e['iqm'])} | {cell(e['mean'])} "
+            f"| {cell(e['p_improvement']) if 'p_improvement' in e else '-'} |"
+        )
     return '\n'.join(lines) + '\n'
 
 
@@ -322,27 +440,50 @@ def claims_markdown(results: list) -> str:
     "Each claim's design and its comparisons as Markdown."
     lines = []
     for r in results:
-        lines += [f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{r['verdict']}**", '',
-                  f"Design: {', '.join(a['label'] for a in r['arms'])} on {r['suite']}, {r['runs']} runs each "
-                  f"(stratified by {r['strata']}), at most {', '.join(f'{b:,}' for b in r['budgets'])} episodes; "
-                  f"metric {r['metric']}; test {r['test']}, two-sided, α = {r['alpha']}, Holm over the page. Decisions: {r['notes']}."]
+        lines += [
+            f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{r['verdict']}**",
+            '',
+            f"Design: {', '.join(a['label'] for a in r['arms'])} on {r['suite']}, {r['runs']} runs each "
+            f"(stratified by {r['strata']}), at most {', '.join(f'{b:,}' for b in r['budgets'])} episodes; "
+            f"metric {r['metric']}; test {r['test']}, two-sided, α = {r['alpha']}, Holm over the page. "
+            f"Decisions: {r['notes']}.",
+        ]
         if r['verdict'] == 'not yet run':
-            where = ('a GPU or a cluster: its cost on a CPU, `uncertain-rl suite plan claims --claims '
-                     f"{r['claim']} --measure 5`" if r['device'] == 'gpu' else 'a CPU')
-            lines += ['', f"{r['missing']} of {r['runs'] * len(r['arms'])} declared runs are not in the store yet. "
-                          f"Runs on {where}; run it with `uncertain-rl suite claims --claims {r['claim']} --out DIR`.", '']
+            where = (
+                'a GPU or a cluster: its cost on a CPU, `uncertain-rl suite plan claims --claims '
+                f"{r['claim']} --measure 5`"
+                if r['device'] == 'gpu'
+                else 'a CPU'
+            )
+            lines += [
+                '',
+                f"{r['missing']} of {r['runs'] * len(r['arms'])} declared runs are not in the store yet. "
+                f"Runs on {where}; run it with `uncertain-rl suite claims --claims {r['claim']} --out DIR`.",
+                '',
+            ]
             continue
         if r.get('stale'):
-            lines += ['', f"Stale: the runs of {', '.join(r['stale'])} were computed by code this checkout has changed "
-                          f"since (their fingerprint differs); the verdict is theirs, not yet this code's (rerun: "
-                          f"`uncertain-rl suite claims --claims {r['claim']}`)."]
-        lines += ['', '| method vs rival | method | rival | effect [95%] | smallest detectable | p | Holm p | verdict | '
-                      'configurations differ in |', '|---|---|---|---|---|---:|---:|---|---|']
+            lines += [
+                '',
+                f"Stale: the runs of {', '.join(r['stale'])} were computed by code this checkout has changed "
+                f"since (their fingerprint differs); the verdict is theirs, not yet this code's (rerun: "
+                f"`uncertain-rl suite claims --claims {r['claim']}`).",
+            ]
+        lines += [
+            '',
+            '| method vs rival | method | rival | effect [95%] | smallest detectable | p | Holm p | verdict | '
+            'configurations differ in |',
+            '|---|---|---|---|---|---:|---:|---|---|',
+        ]
         for c in r['comparisons']:
-            effect = f"{c['effect']}: {_show(c['estimate'], 3)} [{_show(c['interval'][0], 3)}, {_show(c['interval'][1], 3)}]"
-            lines.append(f"| {r['arms'][0]['label']} vs {c['rival']} | {c['method_has']} | {c['rival_has']} | {effect} | "
-                         f"{_show(c['smallest_detectable'], 3)} ({c['smallest_detectable_kind']}) | {c['p']:.3g} | "
-                         f"{c['p_holm']:.3g} | {c['verdict']} | {', '.join(c['differs']) or 'nothing'} |")
+            effect = (
+                f"{c['effect']}: {_show(c['estimate'], 3)} [{_show(c['interval'][0], 3)}, {_show(c['interval'][1], 3)}]"
+            )
+            lines.append(
+                f"| {r['arms'][0]['label']} vs {c['rival']} | {c['method_has']} | {c['rival_has']} | {effect} | "
+                f"{_show(c['smallest_detectable'], 3)} ({c['smallest_detectable_kind']}) | {c['p']:.3g} | "
+                f"{c['p_holm']:.3g} | {c['verdict']} | {', '.join(c['differs']) or 'nothing'} |"
+            )
         lines.append('')
     return '\n'.join(lines)
 
@@ -351,17 +492,26 @@ def report(out) -> list:
     """Write `leaderboard.json`, `claims.json` and `leaderboard.md` for the store in `out`, then the figures; returns
     the rows."""
     from uncertain_rl.rundir import write_atomic
+
     records = load_records(out)
     rows, results = leaderboard(records), check_claims(records)
     agg = aggregates(rows)
     write_atomic(Path(out) / 'leaderboard.json', json.dumps(dict(rows=rows, aggregates=agg), indent=1, default=float))
     write_atomic(Path(out) / 'claims.json', json.dumps(results, indent=1, default=float))
-    write_atomic(Path(out) / 'leaderboard.md', table_markdown(rows) + '\n' + aggregates_markdown(agg) +
-                 "\n## The papers' claims\n\n" + claims_markdown(results))
-    plot_leaderboard(rows, Path(out) / 'leaderboard.png')              # optional, so after the tables
-    if agg['agents']: plot_profiles(rows, agg['tasks'], Path(out) / 'profiles.png')
+    write_atomic(
+        Path(out) / 'leaderboard.md',
+        table_markdown(rows)
+        + '\n'
+        + aggregates_markdown(agg)
+        + "\n## The papers' claims\n\n"
+        + claims_markdown(results),
+    )
+    plot_leaderboard(rows, Path(out) / 'leaderboard.png')  # optional, so after the tables
+    if agg['agents']:
+        plot_profiles(rows, agg['tasks'], Path(out) / 'profiles.png')
     for result in results:
-        if result['verdict'] == 'not yet run': continue
+        if result['verdict'] == 'not yet run':
+            continue
         claim = claims()[result['claim']]
         (Path(out) / 'claims').mkdir(exist_ok=True)
         CLAIM_FIGURES[claim.test](records, claim, Path(out) / 'claims' / f'{claim.name}.png')
@@ -370,12 +520,16 @@ def report(out) -> list:
 # %% ../../nbs/89_suites.report.ipynb #repro002
 def _ours(result: dict | None) -> str:
     "One of our designs in a reproduction row: its verdict and the method's counts against the first rival's."
-    if result is None: return 'not declared'
+    if result is None:
+        return 'not declared'
     if result['verdict'] == 'not yet run':
         return f"not yet run ({result['missing']} runs missing; {result['device']})"
     c = result['comparisons'][0]
     stale = ' (stale code)' if result.get('stale') else ''
-    return f"{result['verdict']}{stale}: {c['method_has']} against {c['rival']} {c['rival_has']}, Holm p = {c['p_holm']:.2g}"
+    return (
+        f"{result['verdict']}{stale}: {c['method_has']} against {c['rival']} {c['rival_has']}, "
+        f"Holm p = {c['p_holm']:.2g}"
+    )
 
 
 def reproductions(results: list, oracles: dict | None = None) -> list:
@@ -383,12 +537,21 @@ def reproductions(results: list, oracles: dict | None = None) -> list:
     by_name, oracles = {r['claim']: r for r in results}, oracles or {}
     rows = []
     for r in results:
-        if r['claim'].endswith('_paper') and r['claim'][:-len('_paper')] in by_name: continue     # the twin's row
+        if r['claim'].endswith('_paper') and r['claim'][: -len('_paper')] in by_name:
+            continue  # the twin's row
         twin = by_name.get(f"{r['claim']}_paper")
         reduced, full = (r, twin) if r['scale'] == 'reduced' else (None, r)
-        rows.append(dict(claim=r['claim'], title=r['title'], paper=r['paper'], reported=r.get('reported') or '-',
-                         reduced=_ours(reduced) if reduced is not None else '-', paper_scale=_ours(full),
-                         authors_code=oracles.get(r['claim'], 'not run')))
+        rows.append(
+            dict(
+                claim=r['claim'],
+                title=r['title'],
+                paper=r['paper'],
+                reported=r.get('reported') or '-',
+                reduced=_ours(reduced) if reduced is not None else '-',
+                paper_scale=_ours(full),
+                authors_code=oracles.get(r['claim'], 'not run'),
+            )
+        )
     return rows
 
 
@@ -402,35 +565,43 @@ def load_oracles(folder) -> dict:
     return found
 
 
-COMMITTED_CLAIMS = Path('benchmarks/results/suite/cpu/claims.json')   # in a checkout: the committed store's verdicts
-COMMITTED_ORACLES = Path('benchmarks/results/oracles')                 # ... and the oracles' results
+COMMITTED_CLAIMS = Path('benchmarks/results/suite/cpu/claims.json')  # in a checkout: the committed store's verdicts
+COMMITTED_ORACLES = Path('benchmarks/results/oracles')  # ... and the oracles' results
 
 
 def committed_reproduction(claim: str, start=None) -> dict:
     "`claim`'s reproduction row (with its paper-scale twin's) from the committed results of the checkout above `start`."
     here = Path(start or Path.cwd()).resolve()
     root = next((p for p in (here, *here.parents) if (p / COMMITTED_CLAIMS).is_file()), None)
-    if root is None: raise ValueError(f"no checkout with {COMMITTED_CLAIMS} at or above {str(here)!r}")
+    if root is None:
+        raise ValueError(f"no checkout with {COMMITTED_CLAIMS} at or above {str(here)!r}")
     rows = reproductions(json.loads((root / COMMITTED_CLAIMS).read_text()), load_oracles(root / COMMITTED_ORACLES))
     mine = [r for r in rows if r['claim'] == claim]
-    if not mine: raise ValueError(f"claim must be one of {[r['claim'] for r in rows]}, got {claim!r}")
+    if not mine:
+        raise ValueError(f"claim must be one of {[r['claim'] for r in rows]}, got {claim!r}")
     return mine[0]
 
 
 def reproductions_markdown(rows: list) -> str:
     "The reproduction rows as a Markdown table."
-    lines = ['| claim | the paper reports | ours, reduced design | ours, paper scale | the authors\' code |',
-             '|---|---|---|---|---|']
-    lines += [f"| {r['title']} ({r['paper']}) | {r['reported']} | {r['reduced']} | {r['paper_scale']} | "
-              f"{r['authors_code']} |" for r in rows]
+    lines = [
+        '| claim | the paper reports | ours, reduced design | ours, paper scale | the authors\' code |',
+        '|---|---|---|---|---|',
+    ]
+    lines += [
+        f"| {r['title']} ({r['paper']}) | {r['reported']} | {r['reduced']} | {r['paper_scale']} | {r['authors_code']} |"
+        for r in rows
+    ]
     return '\n'.join(lines) + '\n'
 
 # %% ../../nbs/89_suites.report.ipynb #4eda1396
 def plot_leaderboard(rows: list, path=None):
     "Per suite: median episodes to solve against N (Deep Sea) or the score per noise scale (Cartpole), and the scores."
     import matplotlib
+
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+
     keys = sorted({(r['profile'], r['suite']) for r in rows})
     fig, axes = plt.subplots(len(keys), 2, figsize=(11, 3.6 * len(keys)), squeeze=False)
     for (left, right), key in zip(axes, keys):
@@ -439,43 +610,65 @@ def plot_leaderboard(rows: list, path=None):
         if sizes:
             for r in mine:
                 solved = [(n, r['median_solve_episode'][n]) for n in sizes if r['median_solve_episode'][n] is not None]
-                if solved: left.plot(*zip(*solved), 'o-', label=r['agent'])
+                if solved:
+                    left.plot(*zip(*solved), 'o-', label=r['agent'])
             budget = max(b for r in mine for b in r['budgets'])
             grid = np.linspace(min(sizes), max(sizes), 200)
-            left.plot(grid[2. ** grid <= budget], 2. ** grid[2. ** grid <= budget], 'k--', label='$2^N$ (dithering)')
-            left.set(yscale='log', xlabel='Deep Sea size N', ylabel='median episode of solving', xticks=sizes,
-                     ylim=(5, budget * 1.2), title=f'{key[1]} ({key[0]})')
+            left.plot(grid[2.0**grid <= budget], 2.0 ** grid[2.0**grid <= budget], 'k--', label='$2^N$ (dithering)')
+            left.set(
+                yscale='log',
+                xlabel='Deep Sea size N',
+                ylabel='median episode of solving',
+                xticks=sizes,
+                ylim=(5, budget * 1.2),
+                title=f'{key[1]} ({key[0]})',
+            )
         else:
-            for r in mine: left.plot(r['noise_scales'], [r['scale_scores'][x] for x in r['noise_scales']], 'o-',
-                                     label=r['agent'])
-            left.set(xscale='log', xlabel='noise scale σ', ylabel="bsuite's score at the scale", ylim=(0, 1),
-                     title=f'{key[1]} ({key[0]})')
+            for r in mine:
+                left.plot(r['noise_scales'], [r['scale_scores'][x] for x in r['noise_scales']], 'o-', label=r['agent'])
+            left.set(
+                xscale='log',
+                xlabel='noise scale σ',
+                ylabel="bsuite's score at the scale",
+                ylim=(0, 1),
+                title=f'{key[1]} ({key[0]})',
+            )
         left.legend(fontsize=7, ncol=2)
         err = np.array([[r['score'] - r['score_interval'][0], r['score_interval'][1] - r['score']] for r in mine]).T
         right.barh([r['agent'] for r in mine], [r['score'] for r in mine], xerr=err)
         right.set(xlim=(0, 1), xlabel="bsuite's score: mean over seeds, 95% interval", title=f'{key[1]} ({key[0]})')
         right.invert_yaxis()
     fig.tight_layout()
-    if path is not None: fig.savefig(path, dpi=100); plt.close(fig)
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
     return fig
 
 
 def plot_profiles(rows: list, tasks: list, path=None):
     "Performance profiles (Agarwal et al. 2021, Fig. 5): the fraction of runs x tasks above each score, with 95% bands."
     import matplotlib.pyplot as plt
+
     taus = np.linspace(0, 1, 51)
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     for agent in sorted({r['agent'] for r in rows}):
         m = score_matrix(rows, agent, tasks)
-        if m is None: continue
+        if m is None:
+            continue
         profile, lo, hi = stats.performance_profile(m, taus)
         ax.plot(taus, profile, label=agent)
-        ax.fill_between(taus, lo, hi, alpha=.15)
-    ax.set(xlabel='score τ', ylabel='fraction of runs with score > τ', title=f"performance profiles ({', '.join(tasks)})",
-           ylim=(0, 1.02))
+        ax.fill_between(taus, lo, hi, alpha=0.15)
+    ax.set(
+        xlabel='score τ',
+        ylabel='fraction of runs with score > τ',
+        title=f"performance profiles ({', '.join(tasks)})",
+        ylim=(0, 1.02),
+    )
     ax.legend(fontsize=6, ncol=2)
     fig.tight_layout()
-    if path is not None: fig.savefig(path, dpi=100); plt.close(fig)
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
     return fig
 
 
@@ -483,63 +676,88 @@ def plot_survival(records: list, claim: Claim, path=None):
     """A claim's Kaplan-Meier curves: the fraction of runs not yet at the event against its metric, one panel per
     stratum."""
     import matplotlib.pyplot as plt
+
     by_arm = claim_runs(records, claim)
     levels = sorted({s[claim.strata] for s, _ in claim.runs})
     fig, axes = plt.subplots(1, len(levels), figsize=(3.8 * len(levels), 3.2), squeeze=False)
     for ax, v in zip(axes[0], levels):
         for arm in claim.arms:
             rs = [r for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
-            if not rs: continue
+            if not rs:
+                continue
             t, e = map(np.array, zip(*map(METRICS[claim.metric], rs)))
             times, surv = stats.kaplan_meier(t, e)
-            ax.step(np.r_[0, times, t.max()], np.r_[1, surv, surv[-1] if len(surv) else 1], where='post', label=arm.label)
-        ax.set(title=f'{claim.strata} = {v}', xlabel=claim.metric.replace('_', ' '), ylim=(-.02, 1.02))
-    axes[0][0].set_ylabel('runs not yet there'); axes[0][0].legend(fontsize=7)
+            ax.step(
+                np.r_[0, times, t.max()], np.r_[1, surv, surv[-1] if len(surv) else 1], where='post', label=arm.label
+            )
+        ax.set(title=f'{claim.strata} = {v}', xlabel=claim.metric.replace('_', ' '), ylim=(-0.02, 1.02))
+    axes[0][0].set_ylabel('runs not yet there')
+    axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    if path is not None: fig.savefig(path, dpi=100); plt.close(fig)
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
     return fig
 
 
 def plot_scaling(records: list, claim: Claim, path=None):
     "A scaling claim's metric against N: each arm's median and interquartile range per size, on a log axis."
     import matplotlib.pyplot as plt
+
     by_arm = claim_runs(records, claim)
     fig, ax = plt.subplots(figsize=(5, 3.4))
     for arm in claim.arms:
         rs = by_arm.get(arm.label, [])
         sizes = sorted({r['setting']['size'] for r in rs})
-        q = [np.percentile([METRICS[claim.metric](r)[0] for r in rs if r['setting']['size'] == n], [25, 50, 75]) for n in sizes]
-        if not q: continue
+        q = [
+            np.percentile([METRICS[claim.metric](r)[0] for r in rs if r['setting']['size'] == n], [25, 50, 75])
+            for n in sizes
+        ]
+        if not q:
+            continue
         q = np.array(q)
         ax.plot(sizes, q[:, 1], 'o-', label=arm.label)
-        ax.fill_between(sizes, q[:, 0], q[:, 2], alpha=.2)
+        ax.fill_between(sizes, q[:, 0], q[:, 2], alpha=0.2)
         ax.set_xticks(sizes)
     ax.set(yscale='log', xlabel='Deep Sea size N', ylabel=claim.metric.replace('_', ' '), title=claim.name)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    if path is not None: fig.savefig(path, dpi=100); plt.close(fig)
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
     return fig
 
 
 def plot_solved(records: list, claim: Claim, path=None):
     "A claim on solved counts: each arm's fraction of runs solved per stratum, as grouped bars with the counts on them."
     import matplotlib.pyplot as plt
+
     by_arm = claim_runs(records, claim)
     levels = sorted({s[claim.strata] for s, _ in claim.runs})
     fig, ax = plt.subplots(figsize=(5, 3.4))
-    width = .8 / len(claim.arms)
+    width = 0.8 / len(claim.arms)
     for i, arm in enumerate(claim.arms):
-        counts = [[bool(METRICS[claim.metric](r)) for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
-                  for v in levels]
+        counts = [
+            [bool(METRICS[claim.metric](r)) for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
+            for v in levels
+        ]
         x = np.arange(len(levels)) + (i - (len(claim.arms) - 1) / 2) * width
         bars = ax.bar(x, [np.mean(c) if c else 0 for c in counts], width, label=arm.label)
         ax.bar_label(bars, [f'{sum(c)}/{len(c)}' for c in counts], fontsize=7)
-    ax.set(xticks=np.arange(len(levels)), xticklabels=[str(v) for v in levels], ylim=(0, 1.12),
-           xlabel=claim.strata, ylabel='fraction of runs solved', title=claim.name)
+    ax.set(
+        xticks=np.arange(len(levels)),
+        xticklabels=[str(v) for v in levels],
+        ylim=(0, 1.12),
+        xlabel=claim.strata,
+        ylabel='fraction of runs solved',
+        title=claim.name,
+    )
     ax.legend(fontsize=7, loc='best')
     fig.tight_layout()
-    if path is not None: fig.savefig(path, dpi=100); plt.close(fig)
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
     return fig
 
 
-CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)    # each test's figure
+CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)  # each test's figure

@@ -25,11 +25,15 @@ from scipy import stats
 def censored(times: np.ndarray, events: np.ndarray) -> tuple:
     "`times` (floats, >= 0) and `events` (booleans: solved?) as checked 1-D arrays of one length."
     t, e = np.asarray(times, float).ravel(), np.asarray(events).ravel()
-    if t.shape != e.shape: raise ValueError(f'{t.size} times but {e.size} events')
-    if np.isnan(t).any() or (t < 0).any(): raise ValueError('times must be >= 0 and not NaN')
-    if e.dtype != bool and not np.isin(e, (0, 1)).all(): raise ValueError('events must be booleans')
+    if t.shape != e.shape:
+        raise ValueError(f'{t.size} times but {e.size} events')
+    if np.isnan(t).any() or (t < 0).any():
+        raise ValueError('times must be >= 0 and not NaN')
+    if e.dtype != bool and not np.isin(e, (0, 1)).all():
+        raise ValueError('events must be booleans')
     e = e.astype(bool)
-    if np.isinf(t[e]).any(): raise ValueError('an event (a solve) must have a finite time')
+    if np.isinf(t[e]).any():
+        raise ValueError('an event (a solve) must have a finite time')
     return t, e
 
 
@@ -39,7 +43,7 @@ def life_table(times: np.ndarray, events: np.ndarray, weights: np.ndarray | None
     w = np.ones(t.size) if weights is None else np.asarray(weights, float)
     u = np.unique(t)
     hit = np.zeros((t.size, u.size))
-    hit[np.arange(t.size), np.searchsorted(u, t)] = 1.
+    hit[np.arange(t.size), np.searchsorted(u, t)] = 1.0
     at_risk = np.flip(np.cumsum(np.flip(w @ hit, -1), -1), -1)
     return u, at_risk, (w * e) @ hit
 
@@ -47,12 +51,13 @@ def life_table(times: np.ndarray, events: np.ndarray, weights: np.ndarray | None
 def _survival(at_risk: np.ndarray, events: np.ndarray) -> np.ndarray:
     "The Kaplan-Meier product along the last axis (a time with nobody at risk changes nothing)."
     with np.errstate(divide='ignore', invalid='ignore'):
-        return np.cumprod(np.where(at_risk > 0, 1. - events / at_risk, 1.), -1)
+        return np.cumprod(np.where(at_risk > 0, 1.0 - events / at_risk, 1.0), -1)
 
 
 def _first(u: np.ndarray, hit: np.ndarray) -> np.ndarray:
     "Per row, the first `u` where `hit`; inf where there is none."
-    if hit.shape[-1] == 0: return np.full(hit.shape[:-1], np.inf)
+    if hit.shape[-1] == 0:
+        return np.full(hit.shape[:-1], np.inf)
     return np.where(hit.any(-1), u[hit.argmax(-1)], np.inf)
 
 
@@ -67,27 +72,29 @@ def greenwood(times: np.ndarray, events: np.ndarray) -> np.ndarray:
     u, n, d = life_table(times, events)
     s = _survival(n, d)
     with np.errstate(divide='ignore', invalid='ignore'):
-        var = s**2 * np.cumsum(np.where(d > 0, d / (n * (n - d)), 0.))
-    return np.where(s > 0, var, 0.)[d > 0]
+        var = s**2 * np.cumsum(np.where(d > 0, d / (n * (n - d)), 0.0))
+    return np.where(s > 0, var, 0.0)[d > 0]
 
 
 def km_median(times: np.ndarray, events: np.ndarray) -> float:
     "The Kaplan-Meier median: the first time at which the survival is at most 1/2; inf if it never is."
     u, s = kaplan_meier(times, events)
-    return float(_first(u, s <= .5))
+    return float(_first(u, s <= 0.5))
 
 # %% ../../nbs/84_suites.stats.ipynb #c8f1e915
-def km_median_interval(times: np.ndarray, events: np.ndarray, level: float = .95, method: str = 'linear') -> tuple:
+def km_median_interval(times: np.ndarray, events: np.ndarray, level: float = 0.95, method: str = 'linear') -> tuple:
     "The Kaplan-Meier median and its Brookmeyer-Crowley interval from Greenwood's bands ('linear' or 'log-log')."
     u, s = kaplan_meier(times, events)
     se, z = np.sqrt(greenwood(times, events)), stats.norm.ppf((1 + level) / 2)
-    if method == 'linear': low, high = s - z * se, s + z * se
+    if method == 'linear':
+        low, high = s - z * se, s + z * se
     elif method == 'log-log':
         with np.errstate(divide='ignore', invalid='ignore'):
             sigma = se / (s * np.abs(np.log(s)))
-            low, high = np.where(s > 0, s ** np.exp(z * sigma), 0.), np.where(s > 0, s ** np.exp(-z * sigma), 0.)
-    else: raise ValueError(f"method must be 'linear' or 'log-log', not {method!r}")
-    return float(_first(u, s <= .5)), float(_first(u, low <= .5)), float(_first(u, high <= .5))
+            low, high = np.where(s > 0, s ** np.exp(z * sigma), 0.0), np.where(s > 0, s ** np.exp(-z * sigma), 0.0)
+    else:
+        raise ValueError(f"method must be 'linear' or 'log-log', not {method!r}")
+    return float(_first(u, s <= 0.5)), float(_first(u, low <= 0.5)), float(_first(u, high <= 0.5))
 
 # %% ../../nbs/84_suites.stats.ipynb #a2117ee6
 ALTERNATIVES = ('two-sided', 'less', 'greater')
@@ -95,25 +102,29 @@ ALTERNATIVES = ('two-sided', 'less', 'greater')
 
 def _check_alternative(alternative: str):
     "Raise unless `alternative` is one of `ALTERNATIVES`."
-    if alternative not in ALTERNATIVES: raise ValueError(f'alternative must be one of {ALTERNATIVES}')
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f'alternative must be one of {ALTERNATIVES}')
 
 
 def logrank_terms(d_a: np.ndarray, c_a: np.ndarray, d_b: np.ndarray, c_b: np.ndarray) -> tuple:
     "(O - E, V) of group a from a's and b's counts of events and censorings at sorted distinct times (last axis)."
-    n_a = np.flip(np.cumsum(np.flip(np.add(d_a, c_a), -1), -1), -1)            # at risk: still there at t
+    n_a = np.flip(np.cumsum(np.flip(np.add(d_a, c_a), -1), -1), -1)  # at risk: still there at t
     n_b = np.flip(np.cumsum(np.flip(np.add(d_b, c_b), -1), -1), -1)
     n, d = n_a + n_b, np.add(d_a, d_b)
     with np.errstate(divide='ignore', invalid='ignore'):
-        e = np.where(n > 0, d * n_a / n, 0.)
-        v = np.where(n > 1, d * n_a * n_b * (n - d) / (n**2 * (n - 1)), 0.)
+        e = np.where(n > 0, d * n_a / n, 0.0)
+        v = np.where(n > 1, d * n_a * n_b * (n - d) / (n**2 * (n - 1)), 0.0)
     return np.sum(d_a - e, -1), np.sum(v, -1)
 
 
 def _counts(times: np.ndarray, events: np.ndarray, group: np.ndarray) -> tuple:
     "a's events, a's censorings, b's events and b's censorings at each distinct time of the pooled sample."
-    u = np.unique(times); i = np.searchsorted(u, times)
-    return tuple(np.bincount(i, weights=m, minlength=u.size).astype(float)
-                 for m in (events & group, ~events & group, events & ~group, ~events & ~group))
+    u = np.unique(times)
+    i = np.searchsorted(u, times)
+    return tuple(
+        np.bincount(i, weights=m, minlength=u.size).astype(float)
+        for m in (events & group, ~events & group, events & ~group, ~events & ~group)
+    )
 
 # %% ../../nbs/84_suites.stats.ipynb #e3c75658
 def logrank_scores(times: np.ndarray, events: np.ndarray) -> np.ndarray:
@@ -123,8 +134,9 @@ def logrank_scores(times: np.ndarray, events: np.ndarray) -> np.ndarray:
     return e - np.cumsum(d / n)[np.searchsorted(u, t)]
 
 
-def stratified_permutations(scores: list, sizes: list, max_exact: int = 20_000, resamples: int = 20_000,
-                            seed: int = 0) -> tuple:
+def stratified_permutations(
+    scores: list, sizes: list, max_exact: int = 20_000, resamples: int = 20_000, seed: int = 0
+) -> tuple:
     "Null distribution of the sum of `sizes[k]` of `scores[k]`, summed over strata k: (sums, enumerated in full?)."
     if math.prod(math.comb(len(s), k) for s, k in zip(scores, sizes)) <= max_exact:
         dist = np.zeros(1)
@@ -134,64 +146,95 @@ def stratified_permutations(scores: list, sizes: list, max_exact: int = 20_000, 
         return dist, True
     rng, dist = np.random.default_rng(seed), np.zeros(resamples)
     for s, k in zip(scores, sizes):
-        if 0 < k < len(s): dist += s[np.argpartition(rng.random((resamples, len(s))), k - 1, 1)[:, :k]].sum(1)
-        elif k: dist += s.sum()
+        if 0 < k < len(s):
+            dist += s[np.argpartition(rng.random((resamples, len(s))), k - 1, 1)[:, :k]].sum(1)
+        elif k:
+            dist += s.sum()
     return dist, False
 
 # %% ../../nbs/84_suites.stats.ipynb #69d015c2
 class LogRank(NamedTuple):
     "A (stratified) log-rank test of group a against group b."
-    statistic: float       # Z = (O - E) / sqrt(V): positive when a solves sooner than expected
-    p: float               # the permutation p where computed, else the normal one
+
+    statistic: float  # Z = (O - E) / sqrt(V): positive when a solves sooner than expected
+    p: float  # the permutation p where computed, else the normal one
     p_normal: float
-    p_permutation: float   # NaN when not computed
-    observed: float        # a's events (solves)
-    expected: float        # a's expected events under the null
+    p_permutation: float  # NaN when not computed
+    observed: float  # a's events (solves)
+    expected: float  # a's expected events under the null
     variance: float
-    method: str            # how `p` was computed
+    method: str  # how `p` was computed
 
 
 def _normal_p(z: float, upper: bool, two_sided: bool) -> float:
     "p of a standard normal statistic: upper tail, lower tail, or both."
-    if np.isnan(z): return 1.
+    if np.isnan(z):
+        return 1.0
     return float(2 * stats.norm.sf(abs(z)) if two_sided else stats.norm.sf(z) if upper else stats.norm.cdf(z))
 
 
-def logrank(times_a: np.ndarray, events_a: np.ndarray, times_b: np.ndarray, events_b: np.ndarray,
-            strata_a: np.ndarray | None = None, strata_b: np.ndarray | None = None, alternative: str = 'two-sided',
-            permutation: bool = True, max_exact: int = 20_000, resamples: int = 20_000, seed: int = 0) -> LogRank:
+def logrank(
+    times_a: np.ndarray,
+    events_a: np.ndarray,
+    times_b: np.ndarray,
+    events_b: np.ndarray,
+    strata_a: np.ndarray | None = None,
+    strata_b: np.ndarray | None = None,
+    alternative: str = 'two-sided',
+    permutation: bool = True,
+    max_exact: int = 20_000,
+    resamples: int = 20_000,
+    seed: int = 0,
+) -> LogRank:
     "The log-rank test of a against b, stratified if strata are given; 'less': a's times are shorter (solves sooner)."
     _check_alternative(alternative)
-    ta, ea = censored(times_a, events_a); tb, eb = censored(times_b, events_b)
+    ta, ea = censored(times_a, events_a)
+    tb, eb = censored(times_b, events_b)
     sa = np.zeros(ta.size, int) if strata_a is None else np.asarray(strata_a).ravel()
     sb = np.zeros(tb.size, int) if strata_b is None else np.asarray(strata_b).ravel()
-    if (sa.size, sb.size) != (ta.size, tb.size): raise ValueError('one stratum per run')
-    u = v = 0.; scores, sizes = [], []
+    if (sa.size, sb.size) != (ta.size, tb.size):
+        raise ValueError('one stratum per run')
+    u = v = 0.0
+    scores, sizes = [], []
     for k in np.unique(np.concatenate([sa, sb])):
         t, e = np.r_[ta[sa == k], tb[sb == k]], np.r_[ea[sa == k], eb[sb == k]]
         g = np.arange(t.size) < (sa == k).sum()
         u_k, v_k = logrank_terms(*_counts(t, e, g))
         u, v = u + u_k, v + v_k
-        scores.append(logrank_scores(t, e)); sizes.append(int(g.sum()))
+        scores.append(logrank_scores(t, e))
+        sizes.append(int(g.sum()))
     z = u / np.sqrt(v) if v > 0 else np.nan
     p_normal = _normal_p(z, alternative == 'less', alternative == 'two-sided')
     p_perm, method = np.nan, 'normal approximation'
     if permutation:
         dist, exact = stratified_permutations(scores, sizes, max_exact, resamples, seed)
         obs, tol = sum(s[:n].sum() for s, n in zip(scores, sizes)), 1e-9 * (1 + np.abs(dist).max())
-        hits = {'less': dist >= obs - tol, 'greater': dist <= obs + tol,
-                'two-sided': np.abs(dist) >= abs(obs) - tol}[alternative]
+        hits = {'less': dist >= obs - tol, 'greater': dist <= obs + tol, 'two-sided': np.abs(dist) >= abs(obs) - tol}[
+            alternative
+        ]
         p_perm = float(hits.mean()) if exact else float((1 + hits.sum()) / (1 + resamples))
-        method = (f'exact permutation within strata ({dist.size} label assignments)' if exact else
-                  f'Monte Carlo permutation within strata ({resamples} resamples, seed {seed})')
-    return LogRank(float(z), p_perm if permutation else p_normal, p_normal, p_perm, float(ea.sum()),
-                   float(ea.sum() - u), float(v), method)
+        method = (
+            f'exact permutation within strata ({dist.size} label assignments)'
+            if exact
+            else f'Monte Carlo permutation within strata ({resamples} resamples, seed {seed})'
+        )
+    return LogRank(
+        float(z),
+        p_perm if permutation else p_normal,
+        p_normal,
+        p_perm,
+        float(ea.sum()),
+        float(ea.sum() - u),
+        float(v),
+        method,
+    )
 
 # %% ../../nbs/84_suites.stats.ipynb #01ddda1d
 @lru_cache(maxsize=100_000)
 def _hypergeom(total: int, solved: int, runs_a: int) -> tuple:
     "The smallest possible count of a's solves and the pmf of a's solves given one stratum's margins."
-    if total == 0: return 0, np.ones(1)
+    if total == 0:
+        return 0, np.ones(1)
     lo, hi = max(0, runs_a + solved - total), min(runs_a, solved)
     pmf = stats.hypergeom.pmf(np.arange(lo, hi + 1), total, solved, runs_a)
     pmf.setflags(write=False)
@@ -207,46 +250,58 @@ def exact_null(solved: np.ndarray, runs_a: np.ndarray, runs_b: np.ndarray) -> tu
     return lo, pmf
 
 
-def _exact_p(a_solved: np.ndarray, solved: np.ndarray, runs_a: np.ndarray, runs_b: np.ndarray,
-             alternative: str) -> float:
+def _exact_p(
+    a_solved: np.ndarray, solved: np.ndarray, runs_a: np.ndarray, runs_b: np.ndarray, alternative: str
+) -> float:
     "p of a's total solves under the exact conditional null: 'greater' means a solves more."
     lo, pmf = exact_null(solved, runs_a, runs_b)
     i = int(np.sum(a_solved)) - lo
-    if alternative == 'greater': return float(min(1., pmf[i:].sum()))
-    if alternative == 'less': return float(min(1., pmf[:i + 1].sum()))
-    return float(min(1., pmf[pmf <= pmf[i] * (1 + 1e-7)].sum()))
+    if alternative == 'greater':
+        return float(min(1.0, pmf[i:].sum()))
+    if alternative == 'less':
+        return float(min(1.0, pmf[: i + 1].sum()))
+    return float(min(1.0, pmf[pmf <= pmf[i] * (1 + 1e-7)].sum()))
 
 # %% ../../nbs/84_suites.stats.ipynb #3f3a5b8f
 class CMH(NamedTuple):
     "The exact stratified test of solved counts, with the Cochran-Mantel-Haenszel test and the MH odds ratio."
-    p: float                # exact conditional p
-    p_asymptotic: float     # the CMH statistic's normal p
-    statistic: float        # CMH Z (signed: positive when a solves more than expected)
-    observed: int           # a's solves
-    expected: float         # a's expected solves under the null
-    odds_ratio: float       # Mantel-Haenszel common odds ratio of solving, a against b
-    ci: tuple               # its interval (Robins-Breslow-Greenland); NaN where undefined
-    uninformative: tuple    # strata whose margins fix a's count
-    undefined: tuple        # strata with no odds ratio of their own (b_k y_k = 0)
+
+    p: float  # exact conditional p
+    p_asymptotic: float  # the CMH statistic's normal p
+    statistic: float  # CMH Z (signed: positive when a solves more than expected)
+    observed: int  # a's solves
+    expected: float  # a's expected solves under the null
+    odds_ratio: float  # Mantel-Haenszel common odds ratio of solving, a against b
+    ci: tuple  # its interval (Robins-Breslow-Greenland); NaN where undefined
+    uninformative: tuple  # strata whose margins fix a's count
+    undefined: tuple  # strata with no odds ratio of their own (b_k y_k = 0)
 
 
-def exact_cmh(a_solved: np.ndarray, a_runs: np.ndarray, b_solved: np.ndarray, b_runs: np.ndarray,
-              alternative: str = 'greater', level: float = .95, correction: bool = False) -> CMH:
+def exact_cmh(
+    a_solved: np.ndarray,
+    a_runs: np.ndarray,
+    b_solved: np.ndarray,
+    b_runs: np.ndarray,
+    alternative: str = 'greater',
+    level: float = 0.95,
+    correction: bool = False,
+) -> CMH:
     "Exact stratified test that a solves more ('greater') than b, one 2x2 table per stratum, and the MH odds ratio."
     _check_alternative(alternative)
     x, na, y, nb = (np.atleast_1d(np.asarray(v)).astype(int) for v in (a_solved, a_runs, b_solved, b_runs))
-    if not (x.shape == na.shape == y.shape == nb.shape): raise ValueError('one count of each kind per stratum')
+    if not (x.shape == na.shape == y.shape == nb.shape):
+        raise ValueError('one count of each kind per stratum')
     if (x < 0).any() or (y < 0).any() or (x > na).any() or (y > nb).any():
         raise ValueError('solved must be in [0, runs]')
     m, n = x + y, na + nb
     with np.errstate(divide='ignore', invalid='ignore'):
-        e = np.where(n > 0, na * m / n, 0.)
-        v = np.where(n > 1, na * nb * m * (n - m) / (n**2 * (n - 1.)), 0.)
+        e = np.where(n > 0, na * m / n, 0.0)
+        v = np.where(n > 1, na * nb * m * (n - m) / (n**2 * (n - 1.0)), 0.0)
         u, var = float((x - e).sum()), float(v.sum())
-        shift = {'greater': .5, 'less': -.5, 'two-sided': np.sign(u) * min(.5, abs(u))}[alternative] * correction
+        shift = {'greater': 0.5, 'less': -0.5, 'two-sided': np.sign(u) * min(0.5, abs(u))}[alternative] * correction
         z = (u - shift) / np.sqrt(var) if var > 0 else np.nan
-        r, s = np.where(n > 0, x * (nb - y) / n, 0.), np.where(n > 0, (na - x) * y / n, 0.)
-        pp, qq = np.where(n > 0, (x + nb - y) / n, 0.), np.where(n > 0, (na - x + y) / n, 0.)
+        r, s = np.where(n > 0, x * (nb - y) / n, 0.0), np.where(n > 0, (na - x) * y / n, 0.0)
+        pp, qq = np.where(n > 0, (x + nb - y) / n, 0.0), np.where(n > 0, (na - x + y) / n, 0.0)
         sr, ss = r.sum(), s.sum()
         odds = sr / ss if ss > 0 else (np.inf if sr > 0 else np.nan)
     ci = (np.nan, np.nan)
@@ -254,10 +309,17 @@ def exact_cmh(a_solved: np.ndarray, a_runs: np.ndarray, b_solved: np.ndarray, b_
         var_log = (pp * r).sum() / (2 * sr**2) + (pp * s + qq * r).sum() / (2 * sr * ss) + (qq * s).sum() / (2 * ss**2)
         half = stats.norm.ppf((1 + level) / 2) * np.sqrt(var_log)
         ci = (float(odds * np.exp(-half)), float(odds * np.exp(half)))
-    return CMH(_exact_p(x, m, na, nb, alternative), _normal_p(z, alternative == 'greater', alternative == 'two-sided'),
-               float(z), int(x.sum()), float(e.sum()), float(odds), ci,
-               tuple(np.flatnonzero((na == 0) | (nb == 0) | (m == 0) | (m == n)).tolist()),
-               tuple(np.flatnonzero((na - x) * y == 0).tolist()))
+    return CMH(
+        _exact_p(x, m, na, nb, alternative),
+        _normal_p(z, alternative == 'greater', alternative == 'two-sided'),
+        float(z),
+        int(x.sum()),
+        float(e.sum()),
+        float(odds),
+        ci,
+        tuple(np.flatnonzero((na == 0) | (nb == 0) | (m == 0) | (m == n)).tolist()),
+        tuple(np.flatnonzero((na - x) * y == 0).tolist()),
+    )
 
 # %% ../../nbs/84_suites.stats.ipynb #463d165e
 def holm(pvalues: np.ndarray) -> np.ndarray:
@@ -266,34 +328,36 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
     flat, out = p.ravel(), np.full(p.size, np.nan)
     ok = np.flatnonzero(~np.isnan(flat))
     order = ok[np.argsort(flat[ok], kind='stable')]
-    out[order] = np.minimum(1., np.maximum.accumulate((ok.size - np.arange(ok.size)) * flat[order]))
+    out[order] = np.minimum(1.0, np.maximum.accumulate((ok.size - np.arange(ok.size)) * flat[order]))
     return out.reshape(p.shape)
 
 # %% ../../nbs/84_suites.stats.ipynb #f94f1386
-def order_statistic_ranks(n: int, level: float = .95) -> tuple:
+def order_statistic_ranks(n: int, level: float = 0.95) -> tuple:
     "1-based ranks (l, u) of the sign-test interval [x_(l), x_(u)] for a median, and its coverage (l = 0: none)."
-    cdf = stats.binom.cdf(np.arange(n + 1), n, .5)
+    cdf = stats.binom.cdf(np.arange(n + 1), n, 0.5)
     ok = np.flatnonzero(cdf <= (1 - level) / 2 * (1 + 1e-12))
     l = int(ok[-1]) + 1 if ok.size else 0
-    return l, n + 1 - l, float(1 - 2 * cdf[l - 1]) if l else 1.
+    return l, n + 1 - l, float(1 - 2 * cdf[l - 1]) if l else 1.0
 
 
-def median_interval(x: np.ndarray, level: float = .95) -> tuple:
+def median_interval(x: np.ndarray, level: float = 0.95) -> tuple:
     "The sample median and the order-statistic interval covering the median with probability >= level (inf sorts last)."
     x = np.sort(np.asarray(x, float).ravel())
-    if x.size == 0 or np.isnan(x).any(): raise ValueError('median_interval needs values, without NaN')
+    if x.size == 0 or np.isnan(x).any():
+        raise ValueError('median_interval needs values, without NaN')
     l, u, _ = order_statistic_ranks(x.size, level)
     return float(np.median(x)), float(x[l - 1] if l else -np.inf), float(x[u - 1] if l else np.inf)
 
 # %% ../../nbs/84_suites.stats.ipynb #c18ed57d
 class Estimate(NamedTuple):
     "A point estimate and its interval."
+
     estimate: float
     lo: float
     hi: float
 
 
-def percentile_interval(samples: np.ndarray, level: float = .95, method: str = 'linear') -> tuple:
+def percentile_interval(samples: np.ndarray, level: float = 0.95, method: str = 'linear') -> tuple:
     "The bootstrap percentile interval of `samples` (first axis); numpy's quantile `method` ('linear' as rliable)."
     lo, hi = np.percentile(samples, [50 * (1 - level), 50 * (1 + level)], axis=0, method=method)
     return lo, hi
@@ -313,11 +377,13 @@ def improvement(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (r[..., :n].sum(-1) - n * (n + 1) / 2) / (n * m)
 
 
-def probability_of_improvement(x: np.ndarray, y: np.ndarray, lower_is_better: bool = False, reps: int = 2000,
-                               seed: int = 0, level: float = .95) -> Estimate:
+def probability_of_improvement(
+    x: np.ndarray, y: np.ndarray, lower_is_better: bool = False, reps: int = 2000, seed: int = 0, level: float = 0.95
+) -> Estimate:
     "P(X > Y) + P(X = Y)/2 (X < Y when `lower_is_better`) with a bootstrap interval resampling x and y apart."
     x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
-    if lower_is_better: x, y = -x, -y
+    if lower_is_better:
+        x, y = -x, -y
     rng = np.random.default_rng(seed)
     boot = improvement(x[rng.integers(0, x.size, (reps, x.size))], y[rng.integers(0, y.size, (reps, y.size))])
     lo, hi = percentile_interval(boot, level)
@@ -326,23 +392,32 @@ def probability_of_improvement(x: np.ndarray, y: np.ndarray, lower_is_better: bo
 # %% ../../nbs/84_suites.stats.ipynb #6cf0007f
 class MedianRatio(NamedTuple):
     "A ratio of Kaplan-Meier medians with its bootstrap interval."
+
     estimate: float
     lo: float
     hi: float
-    undefined: float     # share of the resamples where neither median was reached (left out of the interval)
+    undefined: float  # share of the resamples where neither median was reached (left out of the interval)
 
 
-def bootstrap_km_medians(times: np.ndarray, events: np.ndarray, reps: int = 2000,
-                         seed: int | np.random.Generator = 0) -> np.ndarray:
+def bootstrap_km_medians(
+    times: np.ndarray, events: np.ndarray, reps: int = 2000, seed: int | np.random.Generator = 0
+) -> np.ndarray:
     "Kaplan-Meier medians of `reps` bootstrap resamples of the runs (inf: not reached); `seed` may be a Generator."
     t, e = censored(times, events)
     w = np.random.default_rng(seed).multinomial(t.size, np.full(t.size, 1 / t.size), size=reps)
     u, n, d = life_table(t, e, w)
-    return _first(u, _survival(n, d) <= .5)
+    return _first(u, _survival(n, d) <= 0.5)
 
 
-def median_ratio(times_a: np.ndarray, events_a: np.ndarray, times_b: np.ndarray, events_b: np.ndarray,
-                 reps: int = 2000, seed: int = 0, level: float = .95) -> MedianRatio:
+def median_ratio(
+    times_a: np.ndarray,
+    events_a: np.ndarray,
+    times_b: np.ndarray,
+    events_b: np.ndarray,
+    reps: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> MedianRatio:
     "The ratio of Kaplan-Meier medians a / b with a percentile bootstrap interval (runs resampled within groups)."
     rng = np.random.default_rng(seed)
     with np.errstate(divide='ignore', invalid='ignore'):
@@ -358,41 +433,68 @@ def _slope(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndar
     w = np.ones_like(y) if w is None else w
     xm = (w * x).sum(-1, keepdims=True) / w.sum(-1, keepdims=True)
     ym = (w * y).sum(-1, keepdims=True) / w.sum(-1, keepdims=True)
-    return (w * (x - xm) * (y - ym)).sum(-1) / (w * (x - xm)**2).sum(-1)
+    return (w * (x - xm) * (y - ym)).sum(-1) / (w * (x - xm) ** 2).sum(-1)
 
 
-def slope_samples(sizes: np.ndarray, times: np.ndarray, events: np.ndarray, method: str = 'median', reps: int = 2000,
-                  seed: int | np.random.Generator = 0) -> tuple:
+def slope_samples(
+    sizes: np.ndarray,
+    times: np.ndarray,
+    events: np.ndarray,
+    method: str = 'median',
+    reps: int = 2000,
+    seed: int | np.random.Generator = 0,
+) -> tuple:
     "The slope of log(time to solve) on size, and `reps` bootstrap slopes resampling runs within each size."
     t, e = censored(times, events)
     n = np.asarray(sizes, float).ravel()
-    if n.shape != t.shape or (t <= 0).any(): raise ValueError('one size per run, and times > 0')
+    if n.shape != t.shape or (t <= 0).any():
+        raise ValueError('one size per run, and times > 0')
     keys, rng = np.unique(n), np.random.default_rng(seed)
-    if keys.size < 2: raise ValueError('a slope needs at least two sizes')
+    if keys.size < 2:
+        raise ValueError('a slope needs at least two sizes')
     if method == 'median':
-        med = lambda k, boot: np.minimum(bootstrap_km_medians(t[n == k], e[n == k], reps, rng) if boot else
-                                         km_median(t[n == k], e[n == k]), t[n == k].max())
+        med = lambda k, boot: np.minimum(
+            bootstrap_km_medians(t[n == k], e[n == k], reps, rng) if boot else km_median(t[n == k], e[n == k]),
+            t[n == k].max(),
+        )
         y, yb = np.log([med(k, False) for k in keys]), np.log(np.stack([med(k, True) for k in keys], -1))
         return float(_slope(keys, y)), _slope(keys, yb)
     if method == 'runs':
         order = np.argsort(n, kind='stable')
-        w = np.concatenate([rng.multinomial((n == k).sum(), np.full((n == k).sum(), 1 / (n == k).sum()), size=reps)
-                            for k in keys], 1)
+        w = np.concatenate(
+            [rng.multinomial((n == k).sum(), np.full((n == k).sum(), 1 / (n == k).sum()), size=reps) for k in keys], 1
+        )
         return float(_slope(n, np.log(t))), _slope(n[order], np.log(t[order]), w)
     raise ValueError(f"method must be 'median' or 'runs', not {method!r}")
 
 
-def scaling_slope(sizes: np.ndarray, times: np.ndarray, events: np.ndarray, method: str = 'median', reps: int = 2000,
-                  seed: int = 0, level: float = .95) -> Estimate:
+def scaling_slope(
+    sizes: np.ndarray,
+    times: np.ndarray,
+    events: np.ndarray,
+    method: str = 'median',
+    reps: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Estimate:
     "The slope of log(time to solve) against size, with a bootstrap interval resampling runs within each size."
     est, boot = slope_samples(sizes, times, events, method, reps, seed)
     lo, hi = percentile_interval(boot, level)
     return Estimate(est, float(lo), float(hi))
 
 
-def slope_difference(sizes_a: np.ndarray, times_a: np.ndarray, events_a: np.ndarray,
-                     sizes_b: np.ndarray, times_b: np.ndarray, events_b: np.ndarray,
-                     method: str = 'median', reps: int = 2000, seed: int = 0, level: float = .95) -> Estimate:
+def slope_difference(
+    sizes_a: np.ndarray,
+    times_a: np.ndarray,
+    events_a: np.ndarray,
+    sizes_b: np.ndarray,
+    times_b: np.ndarray,
+    events_b: np.ndarray,
+    method: str = 'median',
+    reps: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Estimate:
     "Slope of a minus slope of b (negative: a scales more gracefully), with a bootstrap interval."
     rng = np.random.default_rng(seed)
     ea, ba = slope_samples(sizes_a, times_a, events_a, method, reps, rng)
@@ -403,7 +505,7 @@ def slope_difference(sizes_a: np.ndarray, times_a: np.ndarray, events_a: np.ndar
 # %% ../../nbs/84_suites.stats.ipynb #308a0ba7
 def iqm(scores: np.ndarray) -> float:
     "The interquartile mean of all runs x tasks: the 25%-trimmed mean (rliable's `aggregate_iqm`)."
-    return float(stats.trim_mean(np.asarray(scores, float), .25, axis=None))
+    return float(stats.trim_mean(np.asarray(scores, float), 0.25, axis=None))
 
 
 def mean_score(scores: np.ndarray) -> float:
@@ -416,7 +518,7 @@ def median_score(scores: np.ndarray) -> float:
     return float(np.median(np.mean(scores, 0)))
 
 
-def optimality_gap(scores: np.ndarray, gamma: float = 1.) -> float:
+def optimality_gap(scores: np.ndarray, gamma: float = 1.0) -> float:
     "How far the scores fall below `gamma` on average, scores above it counting as `gamma`."
     return float(gamma - np.mean(np.minimum(scores, gamma)))
 
@@ -431,8 +533,9 @@ def average_probability_of_improvement(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(improvement(np.asarray(x, float).T, np.asarray(y, float).T)))
 
 
-def stratified_bootstrap(scores: np.ndarray | tuple, statistic: Callable, reps: int = 2000, seed: int = 0,
-                         level: float = .95) -> Estimate:
+def stratified_bootstrap(
+    scores: np.ndarray | tuple, statistic: Callable, reps: int = 2000, seed: int = 0, level: float = 0.95
+) -> Estimate:
     "`statistic` of [runs, tasks] scores (or a tuple of such) with an interval resampling runs within each task."
     arrays = tuple(np.asarray(s, float) for s in (scores if isinstance(scores, tuple) else (scores,)))
     rng = np.random.default_rng(seed)
@@ -443,8 +546,9 @@ def stratified_bootstrap(scores: np.ndarray | tuple, statistic: Callable, reps: 
     return Estimate(statistic(*arrays), lo, hi)
 
 
-def performance_profile(scores: np.ndarray, taus: np.ndarray, reps: int = 2000, seed: int = 0,
-                        level: float = .95) -> Estimate:
+def performance_profile(
+    scores: np.ndarray, taus: np.ndarray, reps: int = 2000, seed: int = 0, level: float = 0.95
+) -> Estimate:
     "The performance profile at `taus` with stratified bootstrap bands."
     return stratified_bootstrap(scores, lambda s: score_distribution(s, taus), reps, seed, level)
 
@@ -455,13 +559,20 @@ def agent_rate(p_rival: np.ndarray, odds_ratio: float) -> np.ndarray:
     return np.ones_like(p) if np.isinf(odds_ratio) else p * odds_ratio / (1 - p + p * odds_ratio)
 
 
-def power_counts(p_rival: np.ndarray, n_agent: np.ndarray, n_rival: np.ndarray, odds_ratio: float, alpha: float = .05,
-                 sims: int = 1000, seed: int = 0) -> float:
+def power_counts(
+    p_rival: np.ndarray,
+    n_agent: np.ndarray,
+    n_rival: np.ndarray,
+    odds_ratio: float,
+    alpha: float = 0.05,
+    sims: int = 1000,
+    seed: int = 0,
+) -> float:
     "Power of the one-sided exact stratified test when the agent's odds of solving are `odds_ratio` times the rival's."
     p, na, nb = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v)) for v in (p_rival, n_agent, n_rival)))
     na, nb = na.astype(int), nb.astype(int)
     rng, q = np.random.default_rng(seed), agent_rate(p, odds_ratio)
-    ua, ub = rng.random((sims, na.sum())), rng.random((sims, nb.sum()))      # common random numbers
+    ua, ub = rng.random((sims, na.sum())), rng.random((sims, nb.sum()))  # common random numbers
     x = np.stack([(u < r).sum(1) for u, r in zip(np.split(ua, np.cumsum(na)[:-1], 1), q)], 1)
     y = np.stack([(u < r).sum(1) for u, r in zip(np.split(ub, np.cumsum(nb)[:-1], 1), p)], 1)
     rows, inverse = np.unique(np.concatenate([x, y], 1), axis=0, return_inverse=True)
@@ -470,17 +581,28 @@ def power_counts(p_rival: np.ndarray, n_agent: np.ndarray, n_rival: np.ndarray, 
     return float(np.mean(ps[inverse.ravel()] < alpha))
 
 
-def smallest_detectable_odds_ratio(p_rival: np.ndarray, n_agent: np.ndarray, n_rival: np.ndarray, alpha: float = .05,
-                                   power: float = .8, sims: int = 1000, seed: int = 0, max_odds_ratio: float = 1e4,
-                                   rtol: float = .01) -> float:
+def smallest_detectable_odds_ratio(
+    p_rival: np.ndarray,
+    n_agent: np.ndarray,
+    n_rival: np.ndarray,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    sims: int = 1000,
+    seed: int = 0,
+    max_odds_ratio: float = 1e4,
+    rtol: float = 0.01,
+) -> float:
     "The smallest common odds ratio detected with `power`, by bisection on a log scale; inf if not even the largest."
     f = lambda r: power_counts(p_rival, n_agent, n_rival, r, alpha, sims, seed)
-    if f(max_odds_ratio) < power: return np.inf
-    lo, hi = 1., max_odds_ratio
+    if f(max_odds_ratio) < power:
+        return np.inf
+    lo, hi = 1.0, max_odds_ratio
     while hi / lo > 1 + rtol:
         mid = np.sqrt(lo * hi)
-        if f(mid) >= power: hi = mid
-        else: lo = mid
+        if f(mid) >= power:
+            hi = mid
+        else:
+            lo = mid
     return float(hi)
 
 # %% ../../nbs/84_suites.stats.ipynb #84421b69
@@ -493,9 +615,17 @@ def _stratum_counts(grid: np.ndarray, positions: np.ndarray, events: np.ndarray,
     return d, np.bincount(cell, weights=1 - ev, minlength=sims * k).reshape(sims, k)
 
 
-def power_times(times: np.ndarray, events: np.ndarray, strata: np.ndarray | None = None, speedup: float = .5,
-                n_agent: np.ndarray | None = None, budgets: np.ndarray | None = None,
-                alpha: float = .05, sims: int = 1000, seed: int = 0) -> float:
+def power_times(
+    times: np.ndarray,
+    events: np.ndarray,
+    strata: np.ndarray | None = None,
+    speedup: float = 0.5,
+    n_agent: np.ndarray | None = None,
+    budgets: np.ndarray | None = None,
+    alpha: float = 0.05,
+    sims: int = 1000,
+    seed: int = 0,
+) -> float:
     "Power of the one-sided stratified log-rank test when the agent's times are the rival's times x `speedup`."
     t, e = censored(times, events)
     s = np.zeros(t.size, int) if strata is None else np.asarray(strata).ravel()
@@ -505,7 +635,8 @@ def power_times(times: np.ndarray, events: np.ndarray, strata: np.ndarray | None
     rng, u, v = np.random.default_rng(seed), np.zeros(sims), np.zeros(sims)
     for k, na, b in zip(keys, n_agent, budgets):
         tk, ek = t[s == k], e[s == k]
-        ta = np.minimum(speedup * tk, b); ea = ek & (speedup * tk <= b)
+        ta = np.minimum(speedup * tk, b)
+        ea = ek & (speedup * tk <= b)
         grid = np.unique(np.r_[tk, ta])
         draw_b, draw_a = rng.integers(0, tk.size, (sims, tk.size)), rng.integers(0, tk.size, (sims, int(na)))
         d_a, c_a = _stratum_counts(grid, np.searchsorted(grid, ta), ea, draw_a)
@@ -516,16 +647,28 @@ def power_times(times: np.ndarray, events: np.ndarray, strata: np.ndarray | None
         return float(np.mean((v > 0) & (stats.norm.sf(u / np.sqrt(v)) < alpha)))
 
 
-def smallest_detectable_speedup(times: np.ndarray, events: np.ndarray, strata: np.ndarray | None = None,
-                                n_agent: np.ndarray | None = None, budgets: np.ndarray | None = None,
-                                alpha: float = .05, power: float = .8, sims: int = 1000, seed: int = 0,
-                                min_speedup: float = 1e-3, rtol: float = .01) -> float:
+def smallest_detectable_speedup(
+    times: np.ndarray,
+    events: np.ndarray,
+    strata: np.ndarray | None = None,
+    n_agent: np.ndarray | None = None,
+    budgets: np.ndarray | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    sims: int = 1000,
+    seed: int = 0,
+    min_speedup: float = 1e-3,
+    rtol: float = 0.01,
+) -> float:
     "The largest time factor r < 1 (agent / rival) detected with `power`; 0 if not even `min_speedup` is."
     f = lambda r: power_times(times, events, strata, r, n_agent, budgets, alpha, sims, seed)
-    if f(min_speedup) < power: return 0.
-    lo, hi = min_speedup, 1.
+    if f(min_speedup) < power:
+        return 0.0
+    lo, hi = min_speedup, 1.0
     while hi / lo > 1 + rtol:
         mid = np.sqrt(lo * hi)
-        if f(mid) >= power: lo = mid
-        else: hi = mid
+        if f(mid) >= power:
+            lo = mid
+        else:
+            hi = mid
     return float(lo)

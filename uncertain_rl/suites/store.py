@@ -42,21 +42,28 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 node.body = node.body[1:] or [ast.Pass()]
     return tree
 
 
 def _syntax(obj) -> ast.AST | None:
     "The syntax tree of a function's or class's source, without docstrings (None: no source)."
-    try: source = textwrap.dedent(inspect.getsource(obj))
-    except (OSError, TypeError): return None
+    try:
+        source = textwrap.dedent(inspect.getsource(obj))
+    except (OSError, TypeError):
+        return None
     return _without_docstrings(ast.parse(source))
 
 
 def _constant(value) -> str | None:
     "A stable text for a constant of ours (None for values whose text would hold a memory address)."
-    if isinstance(value, np.ndarray): return f'ndarray{value.dtype}{value.shape}{hashlib.sha256(value.tobytes()).hexdigest()}'
+    if isinstance(value, np.ndarray):
+        return f'ndarray{value.dtype}{value.shape}{hashlib.sha256(value.tobytes()).hexdigest()}'
     text = repr(value)
     return None if ' at 0x' in text else text
 
@@ -69,18 +76,25 @@ def _referenced(tree: ast.AST, namespace: dict, module: str, package: str) -> li
     "(name, object) of what the code in `tree` names, looked up as it would look it up; `package`'s imports followed."
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in namespace: found.append((node.id, namespace[node.id]))
+        if isinstance(node, ast.Name) and node.id in namespace:
+            found.append((node.id, namespace[node.id]))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             base = namespace.get(node.value.id)
             if inspect.ismodule(base) and base.__name__.split('.')[0] == package and hasattr(base, node.attr):
                 found.append((node.attr, getattr(base, node.attr)))
         elif isinstance(node, ast.ImportFrom):
-            name = importlib.util.resolve_name('.' * node.level + (node.module or ''), module.rpartition('.')[0]) \
-                if node.level else node.module
-            if name.split('.')[0] != package: continue
+            name = (
+                importlib.util.resolve_name('.' * node.level + (node.module or ''), module.rpartition('.')[0])
+                if node.level
+                else node.module
+            )
+            if name.split('.')[0] != package:
+                continue
             target = importlib.import_module(name)
-            found += [(a.name, getattr(target, a.name, None) or importlib.import_module(f'{name}.{a.name}'))
-                      for a in node.names]
+            found += [
+                (a.name, getattr(target, a.name, None) or importlib.import_module(f'{name}.{a.name}'))
+                for a in node.names
+            ]
     return found
 
 
@@ -95,49 +109,64 @@ def code_fingerprint(*roots, package: str = 'uncertain_rl') -> str:
     pieces, queue, seen = {}, list(roots), set()
     while queue:
         obj = queue.pop()
-        if isinstance(obj, functools.partial): queue += [obj.func, *obj.args, *obj.keywords.values()]; continue
+        if isinstance(obj, functools.partial):
+            queue += [obj.func, *obj.args, *obj.keywords.values()]
+            continue
         obj = inspect.unwrap(obj) if callable(obj) else obj
-        if id(obj) in seen or inspect.ismodule(obj): continue
+        if id(obj) in seen or inspect.ismodule(obj):
+            continue
         seen.add(id(obj))
-        if not (inspect.isfunction(obj) or inspect.isclass(obj)): continue
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
         tree = _syntax(obj)
-        if tree is None: continue
-        where = obj.__module__.partition('.')[2]                   # relative to the package: the same code, the same name
+        if tree is None:
+            continue
+        where = obj.__module__.partition('.')[2]  # relative to the package: the same code, the same name
         pieces[f'{where}:{obj.__qualname__}'] = ast.dump(tree)
         namespace = obj.__globals__ if inspect.isfunction(obj) else vars(sys.modules[obj.__module__])
         for name, value in _referenced(tree, namespace, obj.__module__, package):
-            if _process_state(name, value): continue
+            if _process_state(name, value):
+                continue
             if inspect.isfunction(value) or inspect.isclass(value) or isinstance(value, functools.partial):
-                if _ours(value, package) or isinstance(value, functools.partial): queue.append(value)
-            elif not inspect.ismodule(value) and _ours(type(value), package) or isinstance(
-                    value, (int, float, str, bool, tuple, list, dict, frozenset, np.ndarray)):
+                if _ours(value, package) or isinstance(value, functools.partial):
+                    queue.append(value)
+            elif (
+                not inspect.ismodule(value)
+                and _ours(type(value), package)
+                or isinstance(value, (int, float, str, bool, tuple, list, dict, frozenset, np.ndarray))
+            ):
                 text = _constant(value)
-                if text is not None: pieces[f'const:{where}:{text[:64]}'] = text
-                for item in (value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list))
-                             else ()):
-                    if inspect.isfunction(item) or inspect.isclass(item): queue.append(item)
+                if text is not None:
+                    pieces[f'const:{where}:{text[:64]}'] = text
+                for item in (
+                    value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ()
+                ):
+                    if inspect.isfunction(item) or inspect.isclass(item):
+                        queue.append(item)
     return hashlib.sha256(json.dumps(sorted(pieces.items())).encode()).hexdigest()[:16]
 
 # %% ../../nbs/88_suites.store.ipynb #d7b4a3ba
-_FINGERPRINTS = {}             # (agent, environment class) -> fingerprint: the source cannot change inside a process
+_FINGERPRINTS = {}  # (agent, environment class) -> fingerprint: the source cannot change inside a process
 
 
 def run_fingerprint(agent: str, env) -> str:
     "The fingerprint of the code that trains agent `agent` on the environment object `env` (hashed once a process)."
     from uncertain_rl import loops, registry
+
     if (agent, type(env)) not in _FINGERPRINTS:
         entry = registry.agent_entry(agent)
         _FINGERPRINTS[agent, type(env)] = code_fingerprint(entry.make, entry.config_class, type(env), loops.train)
     return _FINGERPRINTS[agent, type(env)]
 
 
-COMPUTING = ('jax', 'jaxlib')                   # versions in the key
-PROVENANCE = ('uncertain_rl', 'flax', 'optax', 'mctx', 'gymnax', 'numpy', 'chex')   # versions kept beside it
+COMPUTING = ('jax', 'jaxlib')  # versions in the key
+PROVENANCE = ('uncertain_rl', 'flax', 'optax', 'mctx', 'gymnax', 'numpy', 'chex')  # versions kept beside it
 
 
 def versions(names) -> dict:
     "The installed versions of packages `names` (None where one is missing)."
     from uncertain_rl.rundir import package_versions
+
     found = package_versions(tuple(names))
     return {n: found.get(n) for n in names}
 
@@ -145,15 +174,19 @@ def versions(names) -> dict:
 def git_commit() -> str | None:
     "The git commit of the package's source tree (None outside a checkout): provenance, not identity."
     import subprocess
+
     root = Path(importlib.util.find_spec('uncertain_rl').origin).resolve().parent.parent
     try:
         head = subprocess.run(['git', '-C', str(root), 'rev-parse', 'HEAD'], capture_output=True, text=True, timeout=10)
         return head.stdout.strip() if head.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired): return None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
 
 # %% ../../nbs/88_suites.store.ipynb #eqv00002
-EQUIVALENT_CODE = Path(str(importlib.resources.files('uncertain_rl'))) / 'suites' / 'equivalent_code.json'  # package data
-_EQUIVALENT = {}        # path -> {new fingerprint: [old ones]}: the file is read once a process
+EQUIVALENT_CODE = (
+    Path(str(importlib.resources.files('uncertain_rl'))) / 'suites' / 'equivalent_code.json'
+)  # package data
+_EQUIVALENT = {}  # path -> {new fingerprint: [old ones]}: the file is read once a process
 
 
 def equivalent_code(path=None) -> dict:
@@ -161,7 +194,7 @@ def equivalent_code(path=None) -> dict:
     path = Path(path or EQUIVALENT_CODE)
     if path not in _EQUIVALENT:
         table = {}
-        for e in (json.loads(path.read_text())['replaced'] if path.is_file() else []):
+        for e in json.loads(path.read_text())['replaced'] if path.is_file() else []:
             table.setdefault(e['new'], []).append(e['old'])
         _EQUIVALENT[path] = table
     return _EQUIVALENT[path]
@@ -173,19 +206,49 @@ def same_code(code: str, table: dict | None = None) -> list:
     table = equivalent_code() if table is None else table
     linked = {}
     for new, olds in table.items():
-        for old in olds: linked.setdefault(new, set()).add(old); linked.setdefault(old, set()).add(new)
+        for old in olds:
+            linked.setdefault(new, set()).add(old)
+            linked.setdefault(old, set()).add(new)
     found, queue = {code}, [code]
     while queue:
         for c in linked.get(queue.pop(), ()):
-            if c not in found: found.add(c); queue.append(c)
+            if c not in found:
+                found.add(c)
+                queue.append(c)
     return [code, *sorted(found - {code})]
 
 # %% ../../nbs/88_suites.store.ipynb #5d941af2
 STORE_FILE = 'results.sqlite'
-CHECKPOINTS_DIR = 'checkpoints'      # calls in flight: their loops' states, deleted once stored
-RECORD_COLUMNS = ('key', 'design', 'arm', 'agent', 'config_hash', 'config', 'suite', 'setting_index', 'setting', 'seed',
-                  'prng_seed', 'budget', 'stop_early', 'code', 'jax', 'jaxlib', 'versions', 'git_commit', 'status',
-                  'episodes', 'compile_seconds', 'run_seconds', 'host', 'device', 'finished', 'metrics', 'csv')
+CHECKPOINTS_DIR = 'checkpoints'  # calls in flight: their loops' states, deleted once stored
+RECORD_COLUMNS = (
+    'key',
+    'design',
+    'arm',
+    'agent',
+    'config_hash',
+    'config',
+    'suite',
+    'setting_index',
+    'setting',
+    'seed',
+    'prng_seed',
+    'budget',
+    'stop_early',
+    'code',
+    'jax',
+    'jaxlib',
+    'versions',
+    'git_commit',
+    'status',
+    'episodes',
+    'compile_seconds',
+    'run_seconds',
+    'host',
+    'device',
+    'finished',
+    'metrics',
+    'csv',
+)
 KEYED = ('key', 'design', 'arm')
 
 
@@ -207,8 +270,10 @@ def open_store(out) -> sqlite3.Connection:
     con = sqlite3.connect(out / STORE_FILE, timeout=120)
     try:
         con.execute('PRAGMA journal_mode=WAL')
-        con.execute(f"CREATE TABLE IF NOT EXISTS records ({', '.join(RECORD_COLUMNS)}, PRIMARY KEY ({', '.join(KEYED)}))")
-        con.execute('CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')   # `lease`
+        con.execute(
+            f"CREATE TABLE IF NOT EXISTS records ({', '.join(RECORD_COLUMNS)}, PRIMARY KEY ({', '.join(KEYED)}))"
+        )
+        con.execute('CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')  # `lease`
         check_columns(con, out / STORE_FILE)
         con.commit()
     except sqlite3.DatabaseError as e:
@@ -224,7 +289,8 @@ def check_columns(con: sqlite3.Connection, path) -> None:
     "A store's records table must have every column a record has: a `ValueError` naming the file otherwise."
     have = {row[1] for row in con.execute('PRAGMA table_info(records)')}
     missing = [c for c in RECORD_COLUMNS if c not in have]
-    if missing: raise ValueError(f"{str(path)!r} is not a results store of this version (no column {missing[0]!r})")
+    if missing:
+        raise ValueError(f"{str(path)!r} is not a results store of this version (no column {missing[0]!r})")
 
 
 def insert_records(con: sqlite3.Connection, records: list) -> int:
@@ -233,8 +299,10 @@ def insert_records(con: sqlite3.Connection, records: list) -> int:
     marks = ', '.join('?' * len(RECORD_COLUMNS))
     with con:
         before = con.total_changes
-        con.executemany(f"INSERT OR IGNORE INTO records ({', '.join(RECORD_COLUMNS)}) VALUES ({marks})",
-                        [tuple(r[c] for c in RECORD_COLUMNS) for r in records])
+        con.executemany(
+            f"INSERT OR IGNORE INTO records ({', '.join(RECORD_COLUMNS)}) VALUES ({marks})",
+            [tuple(r[c] for c in RECORD_COLUMNS) for r in records],
+        )
         return con.total_changes - before
 
 
@@ -242,9 +310,12 @@ def stored(con: sqlite3.Connection, keys) -> dict:
     "The finished records among `keys`: {key: {(design, arm): row as a dict}} (a run may belong to several designs)."
     keys, found = list(keys), {}
     for i in range(0, len(keys), 500):
-        part = keys[i:i + 500]
-        rows = con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records WHERE status = 'done' AND key IN "
-                           f"({', '.join('?' * len(part))})", part)
+        part = keys[i : i + 500]
+        rows = con.execute(
+            f"SELECT {', '.join(RECORD_COLUMNS)} FROM records WHERE status = 'done' AND key IN "
+            f"({', '.join('?' * len(part))})",
+            part,
+        )
         for row in rows:
             r = dict(zip(RECORD_COLUMNS, row))
             found.setdefault(r['key'], {})[r['design'], r['arm']] = r
@@ -254,42 +325,54 @@ def stored(con: sqlite3.Connection, keys) -> dict:
 def load_records(out) -> list:
     "Every record of the store in `out`, as dicts (settings, metrics and config parsed); the store is opened read-only."
     path = Path(out) / STORE_FILE
-    if not path.is_file(): raise ValueError(f"out: {str(out)!r} has no {STORE_FILE}")
+    if not path.is_file():
+        raise ValueError(f"out: {str(out)!r} has no {STORE_FILE}")
     con = sqlite3.connect(f'{path.resolve().as_uri()}?mode=ro', uri=True, timeout=120)
     try:
         check_columns(con, path)
-        rows = con.execute(f"SELECT {', '.join(RECORD_COLUMNS)} FROM records ORDER BY design, arm, suite, setting, seed")
+        rows = con.execute(
+            f"SELECT {', '.join(RECORD_COLUMNS)} FROM records ORDER BY design, arm, suite, setting, seed"
+        )
         records = [dict(zip(RECORD_COLUMNS, r)) for r in rows]
         for r in records:
-            r.update(setting=json.loads(r['setting']), metrics=json.loads(r['metrics']),
-                     versions=json.loads(r['versions']), stop_early=bool(r['stop_early']))
+            r.update(
+                setting=json.loads(r['setting']),
+                metrics=json.loads(r['metrics']),
+                versions=json.loads(r['versions']),
+                stop_early=bool(r['stop_early']),
+            )
     except (sqlite3.DatabaseError, ValueError, TypeError) as e:
         raise ValueError(f"{str(path)!r} is not a readable results store ({e})") from None
-    finally: con.close()
+    finally:
+        con.close()
     return records
 
 # %% ../../nbs/88_suites.store.ipynb #3d8ab400
 def lease_owner() -> str:
     "This process, as a lease names it: host and process id."
     import os
+
     return f'{socket.gethostname()}:{os.getpid()}'
 
 
 def owner_alive(owner: str) -> bool:
     "Whether the process `owner` (host:pid) may still be running: on this host, whether the pid exists; elsewhere, yes."
     from uncertain_rl.rundir import process_running
+
     host, _, pid = owner.rpartition(':')
     return process_running(host, int(pid) if pid.isdigit() else None)
 
 
-HEARTBEAT_SECONDS = 60             # a training call renews its leases this often ...
-LEASE_EXPIRY_SECONDS = 600         # ... and a lease not renewed for this long has expired, whoever holds it
+HEARTBEAT_SECONDS = 60  # a training call renews its leases this often ...
+LEASE_EXPIRY_SECONDS = 600  # ... and a lease not renewed for this long has expired, whoever holds it
 
 
 def expired(since: str, now: float | None = None) -> bool:
     "Whether a lease last renewed at `since` (local time, as `lease` writes it) has expired."
-    try: renewed = time.mktime(time.strptime(since, '%Y-%m-%dT%H:%M:%S'))
-    except (TypeError, ValueError): return True
+    try:
+        renewed = time.mktime(time.strptime(since, '%Y-%m-%dT%H:%M:%S'))
+    except (TypeError, ValueError):
+        return True
     return (time.time() if now is None else now) - renewed > LEASE_EXPIRY_SECONDS
 
 
@@ -301,10 +384,15 @@ def lease(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list
     try:
         rows = con.execute(f"SELECT key, owner, since FROM leases WHERE key IN ({', '.join('?' * len(keys))})", keys)
         held = {k: (o, since) for k, o, since in rows}
-        mine = [k for k in keys if k not in held or held[k][0] == owner or not owner_alive(held[k][0])
-                or expired(held[k][1])]
-        con.executemany('INSERT OR REPLACE INTO leases VALUES (?, ?, ?)',
-                        [(k, owner, time.strftime('%Y-%m-%dT%H:%M:%S')) for k in mine])
+        mine = [
+            k
+            for k in keys
+            if k not in held or held[k][0] == owner or not owner_alive(held[k][0]) or expired(held[k][1])
+        ]
+        con.executemany(
+            'INSERT OR REPLACE INTO leases VALUES (?, ?, ?)',
+            [(k, owner, time.strftime('%Y-%m-%dT%H:%M:%S')) for k in mine],
+        )
         con.commit()
     except BaseException:
         con.rollback()
@@ -314,38 +402,50 @@ def lease(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list
 
 def release(con: sqlite3.Connection, keys: list) -> None:
     "Drop the leases on `keys`."
-    with con: con.executemany('DELETE FROM leases WHERE key = ?', [(k,) for k in keys])
+    with con:
+        con.executemany('DELETE FROM leases WHERE key = ?', [(k,) for k in keys])
 
 
 class Heartbeat:
     "While in its `with` block, a thread renews `owner`'s leases in the store at `out` every `every` seconds."
+
     def __init__(self, out, owner: str | None = None, every: float = HEARTBEAT_SECONDS):
         import threading
+
         self.out, self.owner, self.every, self.stop = Path(out), owner or lease_owner(), every, threading.Event()
         self.thread = threading.Thread(target=self._beat, daemon=True)
 
     def _beat(self):
-        con = sqlite3.connect(self.out / STORE_FILE, timeout=120)         # a connection of this thread's own
+        con = sqlite3.connect(self.out / STORE_FILE, timeout=120)  # a connection of this thread's own
         try:
             while not self.stop.wait(self.every):
-                with con: con.execute('UPDATE leases SET since = ? WHERE owner = ?',
-                                      (time.strftime('%Y-%m-%dT%H:%M:%S'), self.owner))
-        except sqlite3.Error: pass                                      # a missed beat: the lease may expire
-        finally: con.close()
+                with con:
+                    con.execute(
+                        'UPDATE leases SET since = ? WHERE owner = ?', (time.strftime('%Y-%m-%dT%H:%M:%S'), self.owner)
+                    )
+        except sqlite3.Error:
+            pass  # a missed beat: the lease may expire
+        finally:
+            con.close()
 
     def __enter__(self):
-        self.thread.start(); return self
+        self.thread.start()
+        return self
 
     def __exit__(self, *exc):
-        self.stop.set(); self.thread.join()
+        self.stop.set()
+        self.thread.join()
 
 # %% ../../nbs/88_suites.store.ipynb #590a9011
-REPLICA_STRIDE = 10_000        # bsuite's r-th repeat of a setting (cartpole_noise: four runs a scale) trains seed s + r * this
+REPLICA_STRIDE = (
+    10_000  # bsuite's r-th repeat of a setting (cartpole_noise: four runs a scale) trains seed s + r * this
+)
 
 
 class Run(NamedTuple):
     "One run a design asks for."
-    index: int | None          # the setting's index in bsuite's sweep (None: off the sweep)
+
+    index: int | None  # the setting's index in bsuite's sweep (None: off the sweep)
     setting: dict
     seed: int
     prng_seed: int
@@ -354,7 +454,8 @@ class Run(NamedTuple):
 
 class Design(NamedTuple):
     "The runs of one table or claim: each arm runs every run, on one suite."
-    name: str                  # 'table:PROFILE' or 'claim:NAME'
+
+    name: str  # 'table:PROFILE' or 'claim:NAME'
     suite: Suite
     arms: tuple
     runs: tuple
@@ -366,8 +467,10 @@ def table_design(profile: Profile, suite: Suite, agents) -> Design:
     runs, repeats = [], {}
     for index, setting in profile.settings(suite):
         r = repeats[json.dumps(setting, sort_keys=True)] = repeats.get(json.dumps(setting, sort_keys=True), -1) + 1
-        runs += [Run(index, setting, s, s + REPLICA_STRIDE * r, profile.budget(suite, setting))
-                 for s in range(profile.seeds_of(suite))]
+        runs += [
+            Run(index, setting, s, s + REPLICA_STRIDE * r, profile.budget(suite, setting))
+            for s in range(profile.seeds_of(suite))
+        ]
     return Design(f'table:{profile.name}', suite, tuple(Arm(a, a) for a in agents), tuple(runs), True)
 
 
@@ -380,14 +483,27 @@ def claim_design(claim: Claim) -> Design:
 def run_experiment(design: Design, arm: Arm, runs: list, devices='all'):
     "The `Experiment` of one call of `arm`: `runs` share a setting's static fields, a budget and a configuration."
     from uncertain_rl.experiments import Experiment
+
     suite, first = design.suite, runs[0]
     fields = suite.experiment(first.setting, first.budget, design.stop_early)
-    make = lambda seeds, **more: Experiment(arm.agent, suite.env, preset='none', overrides=dict(arm.overrides),
-                                            episodes=first.budget, seeds=seeds, eval_every=0, snapshots=0,
-                                            devices=devices, **fields, **more)
-    if suite.run_params is None: return make([r.prng_seed for r in runs])
+    make = lambda seeds, **more: Experiment(
+        arm.agent,
+        suite.env,
+        preset='none',
+        overrides=dict(arm.overrides),
+        episodes=first.budget,
+        seeds=seeds,
+        eval_every=0,
+        snapshots=0,
+        devices=devices,
+        **fields,
+        **more,
+    )
+    if suite.run_params is None:
+        return make([r.prng_seed for r in runs])
     from uncertain_rl.experiments import make_environment
-    env = make_environment(make([first.prng_seed]))[0]        # each run's own parameters (maps, noise scales) ...
+
+    env = make_environment(make([first.prng_seed]))[0]  # each run's own parameters (maps, noise scales) ...
     return make([r.prng_seed for r in runs], run_env_params=suite.run_params(env, [r.setting for r in runs]))
 
 
@@ -399,19 +515,21 @@ def static_part(suite: Suite, setting: dict, model_based: bool) -> str:
 def arm_calls(design: Design, arm: Arm, devices='all') -> list:
     "`arm`'s runs grouped into calls: [(runs, config as it runs)], each group one program."
     from uncertain_rl import registry
+
     model_based = registry.agent_entry(arm.agent).model_based
     configs, groups = {}, {}
     for run in design.runs:
         setting = json.dumps(run.setting, sort_keys=True)
-        if (setting, run.budget) not in configs: configs[setting, run.budget] = run_experiment(design, arm, [run], devices).config()
+        if (setting, run.budget) not in configs:
+            configs[setting, run.budget] = run_experiment(design, arm, [run], devices).config()
         config = configs[setting, run.budget]
         key = (static_part(design.suite, run.setting, model_based), run.budget, config_json(config))
         groups.setdefault(key, ([], config))[0].append(run)
     return list(groups.values())
 
 # %% ../../nbs/88_suites.store.ipynb #5e827ccd
-BSUITE_PREFIX = 'bsuite_id_-_'          # bsuite's CSV file names: bsuite_id_-_deep_sea-0.csv for deep_sea/0
-BSUITE_COLUMNS = ('total_bad_episodes', 'denoised_return', 'raw_return', 'best_episode')   # the environments' own
+BSUITE_PREFIX = 'bsuite_id_-_'  # bsuite's CSV file names: bsuite_id_-_deep_sea-0.csv for deep_sea/0
+BSUITE_COLUMNS = ('total_bad_episodes', 'denoised_return', 'raw_return', 'best_episode')  # the environments' own
 
 
 def bsuite_csv(logs: dict, run: int, played: int) -> str:
@@ -420,8 +538,14 @@ def bsuite_csv(logs: dict, run: int, played: int) -> str:
     keep = bsuite_logged(e)
     length = np.asarray(logs['episode_length'][run][:played], np.int64)
     ret = np.asarray(logs['episode_return'][run][:played], np.float64)
-    columns = dict(steps=np.cumsum(length), episode=e, total_return=np.cumsum(ret), episode_len=length,
-                   episode_return=ret, **{k: np.asarray(logs[k][run][:played]) for k in BSUITE_COLUMNS if k in logs})
+    columns = dict(
+        steps=np.cumsum(length),
+        episode=e,
+        total_return=np.cumsum(ret),
+        episode_len=length,
+        episode_return=ret,
+        **{k: np.asarray(logs[k][run][:played]) for k in BSUITE_COLUMNS if k in logs},
+    )
     lines = [','.join(columns)] + [','.join(repr(v[i].item()) for v in columns.values()) for i in np.flatnonzero(keep)]
     return '\n'.join(lines) + '\n'
 
@@ -430,7 +554,8 @@ def csv_path(record: dict) -> str:
     "Where a record's log goes, relative to the store: bsuite's layout for a run of its sweep, else `logs/`."
     sweep = digest(record['design'], record['config_hash'], record['code'], record['jax'], record['jaxlib'])[:10]
     folder = f"{record['agent']}-{sweep}/seed_{record['seed']}"
-    if record['setting_index'] is not None: return f"bsuite/{folder}/{BSUITE_PREFIX}{record['suite']}-{record['setting_index']}.csv"
+    if record['setting_index'] is not None:
+        return f"bsuite/{folder}/{BSUITE_PREFIX}{record['suite']}-{record['setting_index']}.csv"
     return f"logs/{folder}/{record['suite']}-{digest(record['setting'], record['prng_seed'])[:10]}.csv"
 
 # %% ../../nbs/88_suites.store.ipynb #f6e4d947
@@ -438,20 +563,52 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
     "The records-to-be of one call: every field but the results."
     config_text = config_json(config)
     config_hash = digest(config_text)
-    base = dict(design=design.name, arm=arm.label, agent=arm.agent, config_hash=config_hash, config=config_text,
-                suite=design.suite.name, stop_early=int(design.stop_early), code=code, jax=computing['jax'],
-                jaxlib=computing['jaxlib'], status='done')
-    return [dict(base, key=digest(arm.agent, config_hash, design.suite.name, r.setting, r.prng_seed, r.budget,
-                                  design.stop_early, code, computing['jax'], computing['jaxlib']),
-                 setting_index=r.index, setting=json.dumps(r.setting, sort_keys=True), seed=r.seed,
-                 prng_seed=r.prng_seed, budget=r.budget) for r in runs]
+    base = dict(
+        design=design.name,
+        arm=arm.label,
+        agent=arm.agent,
+        config_hash=config_hash,
+        config=config_text,
+        suite=design.suite.name,
+        stop_early=int(design.stop_early),
+        code=code,
+        jax=computing['jax'],
+        jaxlib=computing['jaxlib'],
+        status='done',
+    )
+    return [
+        dict(
+            base,
+            key=digest(
+                arm.agent,
+                config_hash,
+                design.suite.name,
+                r.setting,
+                r.prng_seed,
+                r.budget,
+                design.stop_early,
+                code,
+                computing['jax'],
+                computing['jaxlib'],
+            ),
+            setting_index=r.index,
+            setting=json.dumps(r.setting, sort_keys=True),
+            seed=r.seed,
+            prng_seed=r.prng_seed,
+            budget=r.budget,
+        )
+        for r in runs
+    ]
 
 
-def stored_as(con: sqlite3.Connection, design: Design, arm: Arm, runs: list, config, records: list,
-              computing: dict) -> list:
+def stored_as(
+    con: sqlite3.Connection, design: Design, arm: Arm, runs: list, config, records: list, computing: dict
+) -> list:
     """Per record-to-be of a call, the stored rows of its run ({(design, arm): row}, empty if none): under its own key,
     or under the key the same run had with code this code replaced without changing behaviour (`same_code`)."""
-    keyed = [records] + [call_records(design, arm, runs, config, c, computing) for c in same_code(records[0]['code'])[1:]]
+    keyed = [records] + [
+        call_records(design, arm, runs, config, c, computing) for c in same_code(records[0]['code'])[1:]
+    ]
     found = stored(con, [r['key'] for rs in keyed for r in rs])
     return [next((found[rs[i]['key']] for rs in keyed if rs[i]['key'] in found), {}) for i in range(len(records))]
 
@@ -459,6 +616,7 @@ def stored_as(con: sqlite3.Connection, design: Design, arm: Arm, runs: list, con
 def call_records_of(design: Design, arm: Arm, runs: list, config, computing: dict, devices='all') -> list:
     "`call_records` of one call, keyed by the fingerprint of the code that would train it."
     from uncertain_rl.experiments import make_environment
+
     env = make_environment(run_experiment(design, arm, runs, devices))[0]
     return call_records(design, arm, runs, config, run_fingerprint(arm.agent, env), computing)
 
@@ -466,9 +624,12 @@ def call_records_of(design: Design, arm: Arm, runs: list, config, computing: dic
 def device_versions() -> dict:
     "The device's platform version (a CUDA or ROCm runtime, or the CPU's) and kind, kept beside each record."
     import jax
+
     device = jax.devices()[0]
-    try: platform = device.client.platform_version
-    except Exception: platform = None
+    try:
+        platform = device.client.platform_version
+    except Exception:
+        platform = None
     return dict(device_platform=platform, device_kind=device.device_kind)
 
 
@@ -479,9 +640,13 @@ def train_call(out: Path, design: Design, experiment, pending: list, progress=Fa
     from uncertain_rl.experiments import run as run_experiment
     from uncertain_rl.loops import Checkpoints
     from uncertain_rl.rundir import write_atomic
+
     every = experiment.checkpoint_every
-    res = run_experiment(experiment, progress=progress,
-                         checkpoints=Checkpoints(checkpoints, every) if checkpoints is not None and every else None)
+    res = run_experiment(
+        experiment,
+        progress=progress,
+        checkpoints=Checkpoints(checkpoints, every) if checkpoints is not None and every else None,
+    )
     share, provenance = 1 / len(pending), json.dumps(dict(versions(PROVENANCE), **device_versions()), sort_keys=True)
     records = []
     for i, rec in enumerate(pending):
@@ -491,10 +656,19 @@ def train_call(out: Path, design: Design, experiment, pending: list, progress=Fa
         (out / path).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out / path, bsuite_csv(res.logs, i, played))
         metrics = design.suite.metrics(json.loads(rec['setting']), res.logs, i, played)
-        records.append(dict(rec, episodes=played, compile_seconds=res.compile_seconds * share,
-                            run_seconds=res.run_seconds * share, host=socket.gethostname(),
-                            device=f"{res.layout.get('platform')} ({res.layout.get('device_kind')}) x{res.layout.get('devices')}",
-                            finished=time.strftime('%Y-%m-%dT%H:%M:%S'), csv=path, metrics=json.dumps(metrics)))
+        records.append(
+            dict(
+                rec,
+                episodes=played,
+                compile_seconds=res.compile_seconds * share,
+                run_seconds=res.run_seconds * share,
+                host=socket.gethostname(),
+                device=f"{res.layout.get('platform')} ({res.layout.get('device_kind')}) x{res.layout.get('devices')}",
+                finished=time.strftime('%Y-%m-%dT%H:%M:%S'),
+                csv=path,
+                metrics=json.dumps(metrics),
+            )
+        )
     return records
 
 
@@ -502,31 +676,40 @@ def runs_on(agent: str, suite: Suite) -> bool:
     """Whether `agent` runs on `suite`'s environment: the same kind of actions, and the environment among its own if it
     names any."""
     from uncertain_rl import registry
+
     return registry.runs_on(agent, suite.env)
 
 
 class Shard(NamedTuple):
     "Part `k` of `n` (1-based) of a plan of calls: the plan's call `i` (0-based, in plan order) is part `i % n + 1`'s."
+
     k: int
     n: int
 
     @classmethod
     def parse(cls, text: str) -> 'Shard':
         "`'K/N'` as a shard (a `ValueError` naming the field otherwise)."
-        try: k, n = (int(x) for x in str(text).split('/'))
-        except ValueError: raise ValueError(f"shard must be K/N with integers 1 <= K <= N, got {text!r}") from None
-        if not 1 <= k <= n: raise ValueError(f"shard must be K/N with integers 1 <= K <= N, got {text!r}")
+        try:
+            k, n = (int(x) for x in str(text).split('/'))
+        except ValueError:
+            raise ValueError(f"shard must be K/N with integers 1 <= K <= N, got {text!r}") from None
+        if not 1 <= k <= n:
+            raise ValueError(f"shard must be K/N with integers 1 <= K <= N, got {text!r}")
         return cls(k, n)
 
-    def takes(self, index: int) -> bool: return index % self.n == self.k - 1
+    def takes(self, index: int) -> bool:
+        return index % self.n == self.k - 1
 
 
 def refuse_distributed() -> None:
     "The suite runs one process per store; under `jax.distributed` it refuses in one line rather than deadlock."
     import jax
+
     if jax.process_count() > 1:
-        raise ValueError(f"the suite runs one process per store, got jax.distributed with {jax.process_count()} "
-                         f"processes: split the work with --shard K/N (or suite submit) and merge the stores")
+        raise ValueError(
+            f"the suite runs one process per store, got jax.distributed with {jax.process_count()} "
+            f"processes: split the work with --shard K/N (or suite submit) and merge the stores"
+        )
 
 
 def describe_call(design: Design, arm: Arm, runs: list) -> str:
@@ -535,11 +718,14 @@ def describe_call(design: Design, arm: Arm, runs: list) -> str:
     shared = [f'{k} {v}' for k, v in runs[0].setting.items() if all(r.setting.get(k) == v for r in runs)]
     setting = ', '.join(shared) if len(settings) == 1 else ', '.join([*shared, f'{len(settings)} settings'])
     seeds = sorted({r.seed for r in runs})
-    return f"{design.name} {arm.label} on {design.suite.name}: {setting}; seeds {seeds[0]}-{seeds[-1]} ({len(runs)} runs)"
+    return (
+        f"{design.name} {arm.label} on {design.suite.name}: {setting}; seeds {seeds[0]}-{seeds[-1]} ({len(runs)} runs)"
+    )
 
 
-def run_design(design: Design, out, devices='all', progress: bool = False, shard: Shard | None = None,
-               plan: dict | None = None) -> dict:
+def run_design(
+    design: Design, out, devices='all', progress: bool = False, shard: Shard | None = None, plan: dict | None = None
+) -> dict:
     """Train what `design` asks for into the store in `out`, skipping what is stored. Returns counts: records trained,
     found stored, copied from another design, left to another live process (`in_flight`), arms skipped as unsupported,
     calls left to other shards. With `shard`, only that part of the plan's calls; `plan` counts calls across designs."""
@@ -568,33 +754,48 @@ def run_design(design: Design, out, devices='all', progress: bool = False, shard
                 held = set(lease(con, [r['key'] for r in pending])) if pending else set()
                 counts['in_flight'] += len(pending) - len(held)
                 pending = [r for r in pending if r['key'] in held]
-                if not pending: continue
+                if not pending:
+                    continue
                 try:
                     todo = [run for run, r in zip(runs, records) if r['key'] in held]
-                    if progress: print(describe_call(design, arm, todo), file=sys.stderr, flush=True)
+                    if progress:
+                        print(describe_call(design, arm, todo), file=sys.stderr, flush=True)
                     checkpoints = out / CHECKPOINTS_DIR / digest(*sorted(r['key'] for r in pending))[:16]
                     with Heartbeat(out):
-                        new = train_call(out, design, run_experiment(design, arm, todo, devices), pending, progress,
-                                         checkpoints)
+                        new = train_call(
+                            out, design, run_experiment(design, arm, todo, devices), pending, progress, checkpoints
+                        )
                     insert_records(con, new)
-                    shutil.rmtree(checkpoints, ignore_errors=True)          # stored: nothing to resume
-                finally: release(con, list(held))
+                    shutil.rmtree(checkpoints, ignore_errors=True)  # stored: nothing to resume
+                finally:
+                    release(con, list(held))
                 counts['trained'] += len(new)
-    finally: con.close()
+    finally:
+        con.close()
     return counts
 
 
 def check_agents(agents) -> list:
     "`agents` as a list of registered names (a `ValueError` naming the field otherwise)."
     from uncertain_rl import registry
+
     agents = [agents] if isinstance(agents, str) else list(agents)
-    if not agents: raise ValueError('agents must name at least one registered agent, got none')
-    for a in agents: registry.agent_entry(a)                              # a ValueError naming the choices
+    if not agents:
+        raise ValueError('agents must name at least one registered agent, got none')
+    for a in agents:
+        registry.agent_entry(a)  # a ValueError naming the choices
     return agents
 
 
-def run(agents, suites_=('deep_sea',), profile: str = 'quick', out='suite', devices='all', progress: bool = False,
-        shard: Shard | None = None) -> dict:
+def run(
+    agents,
+    suites_=('deep_sea',),
+    profile: str = 'quick',
+    out='suite',
+    devices='all',
+    progress: bool = False,
+    shard: Shard | None = None,
+) -> dict:
     """Run the main tables of `profile` (bsuite's protocol) for `agents` on `suites_` into the store in `out`; summed
     counts."""
     total, plan = {}, dict(index=0)
@@ -607,11 +808,19 @@ def run(agents, suites_=('deep_sea',), profile: str = 'quick', out='suite', devi
 def claim_names(names=None) -> list:
     "`names` (a name or a list) checked against the declared claims; None: every claim whose device is `cpu`."
     from uncertain_rl.checks import check_choice
+
     known = claims()
-    names = [n for n, c in known.items() if c.device == 'cpu'] if names is None else \
-        [names] if isinstance(names, str) else list(names)
-    if not names: raise ValueError('claims must name at least one declared claim, got none')
-    for n in names: check_choice('claim', n, tuple(known))
+    names = (
+        [n for n, c in known.items() if c.device == 'cpu']
+        if names is None
+        else [names]
+        if isinstance(names, str)
+        else list(names)
+    )
+    if not names:
+        raise ValueError('claims must name at least one declared claim, got none')
+    for n in names:
+        check_choice('claim', n, tuple(known))
     return names
 
 
@@ -627,9 +836,11 @@ def run_claims(names=None, out='suite', devices='all', progress: bool = False, s
 def table_designs(agents, suites_=('deep_sea',), profile: str = 'quick') -> list:
     "The designs `run` would train: `profile`'s main table of each of `suites_` for `agents`."
     from uncertain_rl.checks import check_choice
+
     agents = check_agents(agents)
     names = [suites_] if isinstance(suites_, str) else list(suites_)
-    for s in names: check_choice('suite', s, tuple(suites()))
+    for s in names:
+        check_choice('suite', s, tuple(suites()))
     prof = PROFILES[check_choice('profile', profile, tuple(PROFILES))]
     return [table_design(prof, suites()[n], agents) for n in names]
 
@@ -638,7 +849,6 @@ def claim_designs(names=None) -> list:
     "The designs `run_claims` would train (None: the `cpu` claims)."
     return [claim_design(claims()[n]) for n in claim_names(names)]
 
-
 # %% ../../nbs/88_suites.store.ipynb #plan0002
 def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> list:
     '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
@@ -646,41 +856,68 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
     estimated seconds of the whole call (compile, then the budget's episodes at the measured rate).'''
     from dataclasses import replace
     from uncertain_rl.experiments import run as run_experiment_now
-    if measure < 0: raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
+
+    if measure < 0:
+        raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
     path = Path(out) / STORE_FILE if out is not None else None
     con = open_store(out) if path is not None and path.is_file() else None
     computing, rows, timed_calls = versions(COMPUTING), [], {}
     try:
         for arm in design.arms:
-            if not runs_on(arm.agent, design.suite): continue
+            if not runs_on(arm.agent, design.suite):
+                continue
             for runs, config in arm_calls(design, arm, devices):
                 records = call_records_of(design, arm, runs, config, computing, devices)
-                found = stored_as(con, design, arm, runs, config, records, computing) if con is not None \
+                found = (
+                    stored_as(con, design, arm, runs, config, records, computing)
+                    if con is not None
                     else [{}] * len(records)
+                )
                 pending = [run for run, f in zip(runs, found) if not f]
-                row = dict(call=describe_call(design, arm, runs), arm=arm.label, runs=len(runs), pending=len(pending),
-                           budget=runs[0].budget, episodes=sum(r.budget for r in pending))
+                row = dict(
+                    call=describe_call(design, arm, runs),
+                    arm=arm.label,
+                    runs=len(runs),
+                    pending=len(pending),
+                    budget=runs[0].budget,
+                    episodes=sum(r.budget for r in pending),
+                )
                 if measure and pending:
-                    k, shape = min(measure, runs[0].budget), (static_part(design.suite, runs[0].setting, False),
-                                                              runs[0].budget, len(pending), config_json(config))
-                    if shape not in timed_calls:        # a call that differs only in maps costs the same: timed once
-                        timed = replace(run_experiment(design, arm, pending, devices), episodes=k, stop_when=None,
-                                        checkpoint_every=0)
+                    k, shape = (
+                        min(measure, runs[0].budget),
+                        (
+                            static_part(design.suite, runs[0].setting, False),
+                            runs[0].budget,
+                            len(pending),
+                            config_json(config),
+                        ),
+                    )
+                    if shape not in timed_calls:  # a call that differs only in maps costs the same: timed once
+                        timed = replace(
+                            run_experiment(design, arm, pending, devices),
+                            episodes=k,
+                            stop_when=None,
+                            checkpoint_every=0,
+                        )
                         res = run_experiment_now(timed)
                         timed_calls[shape] = (res.compile_seconds, res.run_seconds)
                     compiled, ran = timed_calls[shape]
-                    row.update(measured_episodes=k, compile_seconds=compiled, run_seconds=ran,
-                               estimate_seconds=compiled + ran / k * runs[0].budget)
+                    row.update(
+                        measured_episodes=k,
+                        compile_seconds=compiled,
+                        run_seconds=ran,
+                        estimate_seconds=compiled + ran / k * runs[0].budget,
+                    )
                 rows.append(row)
     finally:
-        if con is not None: con.close()
+        if con is not None:
+            con.close()
     return rows
 
 
 def plan_designs(designs: list, out=None, devices='all', measure: int = 0) -> list:
     "`plan_design` of each of `designs`, one list."
     return [dict(row, design=d.name) for d in designs for row in plan_design(d, out, devices, measure)]
-
 
 # %% ../../nbs/88_suites.store.ipynb #4abb0f11
 MISSING_LOGS = ('error', 'keep')
@@ -693,8 +930,10 @@ def inside(root: Path, relative) -> Path:
         raise ValueError(f"a record's csv must be a relative path inside its store, got {relative!r}")
     path, base = root / relative, root.resolve()
     for part in [path, *path.parents]:
-        if part == root or part in root.parents: break
-        if part.is_symlink(): raise ValueError(f"a record's csv {relative!r} passes through a symbolic link ({str(part)!r})")
+        if part == root or part in root.parents:
+            break
+        if part.is_symlink():
+            raise ValueError(f"a record's csv {relative!r} passes through a symbolic link ({str(part)!r})")
     if not path.resolve().is_relative_to(base):
         raise ValueError(f"a record's csv {relative!r} leaves its store {str(root)!r}")
     return path
@@ -704,32 +943,49 @@ def merge(out, sources, missing_logs: str = 'error') -> int:
     "Add the records (and CSV logs) of the stores in `sources` that the store in `out` lacks; returns how many."
     import shutil
     from uncertain_rl.checks import check_choice
+
     check_choice('missing_logs', missing_logs, MISSING_LOGS)
     out, added, loaded = Path(out), 0, []
-    for source in map(Path, sources):                  # every source read and checked before anything is written
-        if not (source / STORE_FILE).is_file(): raise ValueError(f"sources: {str(source)!r} has no {STORE_FILE}")
-        records = [dict(r, setting=json.dumps(r['setting'], sort_keys=True), metrics=json.dumps(r['metrics']),
-                        versions=json.dumps(r['versions'], sort_keys=True), stop_early=int(r['stop_early']))
-                   for r in load_records(source)]
+    for source in map(Path, sources):  # every source read and checked before anything is written
+        if not (source / STORE_FILE).is_file():
+            raise ValueError(f"sources: {str(source)!r} has no {STORE_FILE}")
+        records = [
+            dict(
+                r,
+                setting=json.dumps(r['setting'], sort_keys=True),
+                metrics=json.dumps(r['metrics']),
+                versions=json.dumps(r['versions'], sort_keys=True),
+                stop_early=int(r['stop_early']),
+            )
+            for r in load_records(source)
+        ]
         for r in records:
-            if r['csv'] is not None: inside(source, r['csv']), inside(out, r['csv'])
+            if r['csv'] is not None:
+                inside(source, r['csv']), inside(out, r['csv'])
         loaded.append((source, records))
     con = open_store(out)
     try:
         for source, records in loaded:
             for r in records:
-                if r['csv'] is None: continue
+                if r['csv'] is None:
+                    continue
                 src, dst = inside(source, r['csv']), inside(out, r['csv'])
-                if dst.exists(): continue
+                if dst.exists():
+                    continue
                 if src.is_file():
                     dst.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copyfile(src, dst, follow_symlinks=False)
-                elif missing_logs == 'keep': r['csv'] = None
-                else: raise ValueError(f"sources: {str(source)!r} lacks the CSV log {r['csv']!r}; "
-                                       "missing_logs='keep' stores its records without their logs")
+                elif missing_logs == 'keep':
+                    r['csv'] = None
+                else:
+                    raise ValueError(
+                        f"sources: {str(source)!r} lacks the CSV log {r['csv']!r}; "
+                        "missing_logs='keep' stores its records without their logs"
+                    )
             added += insert_records(con, records)
-        con.execute('PRAGMA journal_mode=DELETE')           # one self-contained file, to copy or commit
-    finally: con.close()
+        con.execute('PRAGMA journal_mode=DELETE')  # one self-contained file, to copy or commit
+    finally:
+        con.close()
     return added
 
 # %% ../../nbs/88_suites.store.ipynb #clust002
@@ -738,8 +994,10 @@ SUBMIT_COMMANDS = ('run', 'claims')
 
 class ShardJob:
     "Part `k` of `n` of a suite command (`run` or `claims`, with its keyword arguments), as a submitit job."
+
     def __init__(self, command: str, kwargs: dict):
         from uncertain_rl.checks import check_choice
+
         self.command, self.kwargs = check_choice('command', command, SUBMIT_COMMANDS), dict(kwargs)
 
     def __call__(self, k: int, n: int) -> dict:
@@ -750,6 +1008,7 @@ class ShardJob:
     def checkpoint(self, *args):
         "On preemption or timeout: the same job again (the store and the call's checkpoint hold the progress)."
         import submitit
+
         return submitit.helpers.DelayedSubmission(self, *args)
 
 
@@ -758,14 +1017,14 @@ def shard_store(out, k: int, n: int) -> Path:
     return Path(out) / 'shards' / f'{k}-of-{n}'
 
 
-def submit(command: str, kwargs: dict, shards: int, executor: str = 'local', wait: bool = True,
-           **parameters) -> dict:
+def submit(command: str, kwargs: dict, shards: int, executor: str = 'local', wait: bool = True, **parameters) -> dict:
     """Run suite `command` ('run' or 'claims', with `kwargs` as `run`/`run_claims` take them, `out` included) as
     `shards` jobs through submitit's `executor` ('local' or 'slurm'; `parameters` go to `update_parameters`, e.g.
     `timeout_min`, `slurm_partition`, `gpus_per_node`). With `wait`, merge the parts into `kwargs['out']` and return
     the summed counts and the job ids; without, return the job ids."""
     import submitit
     from uncertain_rl.checks import check_choice, check_int
+
     check_int('shards', shards, 1)
     check_choice('executor', executor, ('local', 'slurm'))
     out = Path(kwargs['out'])
@@ -773,10 +1032,18 @@ def submit(command: str, kwargs: dict, shards: int, executor: str = 'local', wai
     ex.update_parameters(**{'timeout_min': 60 * 24, **parameters})
     jobs = ex.map_array(ShardJob(command, kwargs), list(range(1, shards + 1)), [shards] * shards)
     ids = [job.job_id for job in jobs]
-    if not wait: return dict(jobs=ids)
+    if not wait:
+        return dict(jobs=ids)
     total = {}
     for job in jobs:
-        for key, value in job.result().items(): total[key] = total.get(key, 0) + value
-    total['merged'] = merge(out, [shard_store(out, k, shards) for k in range(1, shards + 1)
-                                  if (shard_store(out, k, shards) / STORE_FILE).is_file()])
+        for key, value in job.result().items():
+            total[key] = total.get(key, 0) + value
+    total['merged'] = merge(
+        out,
+        [
+            shard_store(out, k, shards)
+            for k in range(1, shards + 1)
+            if (shard_store(out, k, shards) / STORE_FILE).is_file()
+        ],
+    )
     return dict(total, jobs=ids)

@@ -20,6 +20,7 @@ since the driver stops the run before their print; ``their_frames_to_first_rewar
 
 Usage (see README.md):  python run_e_az.py --out OUT --size 10 --seeds 0 1 --budget 50000 [--agents eaz az]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,8 +84,16 @@ def child(a):
     import train as their_train
 
     rec = {
-        "frames": 0, "env_steps": 0, "goal_frames": None, "goal_env_steps": None, "goal_phase": None,
-        "goal_episodes": 0, "episodes": 0, "calls": {}, "t0": time.time(), "first_goal_wall_s": None,
+        "frames": 0,
+        "env_steps": 0,
+        "goal_frames": None,
+        "goal_env_steps": None,
+        "goal_phase": None,
+        "goal_episodes": 0,
+        "episodes": 0,
+        "calls": {},
+        "t0": time.time(),
+        "first_goal_wall_s": None,
         "their_frames_to_first_reward": None,
     }
 
@@ -101,6 +110,7 @@ def child(a):
                 c["rest_s"] += dt
             c["n"] += 1
             return out
+
         return wrapped
 
     def account(pre, post, phase):
@@ -223,13 +233,21 @@ def main():
     p.add_argument("--out", help="output folder (results.json, results.csv, per-run folders)")
     p.add_argument("--size", type=int, default=10, help="Deep Sea size N (their env: N x N grid, N-1 moves)")
     p.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
-    p.add_argument("--budget", type=int, default=45_000,
-                   help="frame budget per run (their frames: every parallel env step); default 45K = Table 4's "
-                        "true-model budget (that table is for the paper's PyTorch Deep Sea code, see README)")
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=45_000,
+        help="frame budget per run (their frames: every parallel env step); default 45K = Table 4's "
+        "true-model budget (that table is for the paper's PyTorch Deep Sea code, see README)",
+    )
     p.add_argument("--agents", nargs="+", default=["eaz", "az"], choices=sorted(AGENTS))
-    p.add_argument("--beta", type=float, default=10.0,
-                   help="exploration_beta (their default 0.0, config.py:69-71; Table 4 true-model EMCTS: 10; their "
-                        "subleq runs: 1.0). Ignored for az (config.py:172)")
+    p.add_argument(
+        "--beta",
+        type=float,
+        default=10.0,
+        help="exploration_beta (their default 0.0, config.py:69-71; Table 4 true-model EMCTS: 10; their "
+        "subleq runs: 1.0). Ignored for az (config.py:172)",
+    )
     p.add_argument("--no-stop", action="store_true", help="keep running to the budget after the goal")
     p.add_argument("--set", nargs="*", metavar="KEY=VALUE", help="further overrides of their Config (config.py)")
     p.add_argument("--src", default=DEFAULT_SRC, help="their exported tree (setup.sh)")
@@ -258,8 +276,21 @@ def main():
             result = os.path.join(run_dir, "result.json")
             os.makedirs(run_dir, exist_ok=True)
             their = cli_overrides(a, agent, seed)
-            cmd = [a.python, os.path.abspath(__file__), "--child", "--run-dir", run_dir, "--result", result,
-                   "--src", a.src, "--budget", str(a.budget), "--frames-per-iter", str(fpi)]
+            cmd = [
+                a.python,
+                os.path.abspath(__file__),
+                "--child",
+                "--run-dir",
+                run_dir,
+                "--result",
+                result,
+                "--src",
+                a.src,
+                "--budget",
+                str(a.budget),
+                "--frames-per-iter",
+                str(fpi),
+            ]
             if a.no_stop:
                 cmd.append("--no-stop")
             cmd += ["--their-args", *their]
@@ -271,13 +302,51 @@ def main():
                 row.update(json.load(open(result)))
             row["process_wall_s"] = time.time() - t
             rows.append(row)
-            print(json.dumps({k: row.get(k) for k in ("agent", "size", "seed", "rc", "reached", "goal_frames",
-                                                       "goal_env_steps", "goal_phase", "frames", "wall_s",
-                                                       "compile_s_approx", "learn_s_per_iter", "learn_frames_per_s")}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        k: row.get(k)
+                        for k in (
+                            "agent",
+                            "size",
+                            "seed",
+                            "rc",
+                            "reached",
+                            "goal_frames",
+                            "goal_env_steps",
+                            "goal_phase",
+                            "frames",
+                            "wall_s",
+                            "compile_s_approx",
+                            "learn_s_per_iter",
+                            "learn_frames_per_s",
+                        )
+                    }
+                ),
+                flush=True,
+            )
             json.dump(rows, open(os.path.join(a.out, "results.json"), "w"), indent=1)
-    keys = ["agent", "size", "seed", "rc", "reached", "goal_frames", "goal_env_steps", "goal_phase",
-            "censored_at_frames", "their_frames_to_first_reward", "frames", "env_steps", "goal_episodes",
-            "episodes", "stop", "wall_s", "compile_s_approx", "learn_s_per_iter", "learn_frames_per_s"]
+    keys = [
+        "agent",
+        "size",
+        "seed",
+        "rc",
+        "reached",
+        "goal_frames",
+        "goal_env_steps",
+        "goal_phase",
+        "censored_at_frames",
+        "their_frames_to_first_reward",
+        "frames",
+        "env_steps",
+        "goal_episodes",
+        "episodes",
+        "stop",
+        "wall_s",
+        "compile_s_approx",
+        "learn_s_per_iter",
+        "learn_frames_per_s",
+    ]
     with open(os.path.join(a.out, "results.csv"), "w") as f:
         f.write(",".join(keys) + "\n")
         for r in rows:

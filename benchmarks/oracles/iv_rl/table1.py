@@ -16,6 +16,7 @@ so for such logs a run's first solved episode is an upper bound, marked "<=" (ou
     python table1.py RUNS_DIR [...] [--threshold 750] [--window 100] [--full-window] [--column episode_return|raw]
     python table1.py --json benchmarks/results/iv_dqn_cartpole_10_seeds.json
 """
+
 import argparse
 import csv
 import json
@@ -34,9 +35,9 @@ def read_csv(path: Path) -> tuple:
 
 def cumulative(rows: list, column: str) -> tuple:
     eps = [int(float(r['episode'])) for r in rows]
-    if column == 'raw':      # bsuite's cartpole logs raw_return, the cumulative noiseless return
+    if column == 'raw':  # bsuite's cartpole logs raw_return, the cumulative noiseless return
         cum = [float(r['raw_return']) for r in rows]
-    else:                    # total_return: the cumulative sum of episode_return
+    else:  # total_return: the cumulative sum of episode_return
         cum = [float(r['total_return']) for r in rows]
     return eps, cum
 
@@ -45,15 +46,17 @@ def solved_from_cumulative(eps: list, cum: list, threshold: float, window: int, 
     """First episode whose `window`-episode mean return reaches `threshold`, from cumulative returns at logged
     episodes. Exact when every episode is logged; otherwise the first checkable episode (an upper bound)."""
     at = dict(zip(eps, cum))
-    at[0] = 0.
+    at[0] = 0.0
     every = eps == list(range(1, len(eps) + 1))
     best = -math.inf
     for n in eps:
         start = n - window
         if start < 0:
-            if full_window: continue
-            start = 0                                 # fewer at the start (our metrics.moving_average_solved_at)
-        if start not in at: continue
+            if full_window:
+                continue
+            start = 0  # fewer at the start (our metrics.moving_average_solved_at)
+        if start not in at:
+            continue
         mean = (at[n] - at[start]) / (n - start)
         best = max(best, mean)
         if mean >= threshold:
@@ -63,7 +66,7 @@ def solved_from_cumulative(eps: list, cum: list, threshold: float, window: int, 
 
 def solved_from_returns(returns: list, threshold: float, window: int, full_window: bool) -> dict:
     r = [x for x in returns if x is not None]
-    cum, c = [], 0.
+    cum, c = [], 0.0
     for x in r:
         c += x
         cum.append(c)
@@ -81,7 +84,8 @@ def percentile_linear(values: list, q: float) -> float:
     x = sorted(values)
     pos = q / 100 * (len(x) - 1)
     lo, hi = math.floor(pos), math.ceil(pos)
-    if math.isinf(x[hi]) or math.isinf(x[lo]): return math.inf
+    if math.isinf(x[hi]) or math.isinf(x[lo]):
+        return math.inf
     return x[lo] + (x[hi] - x[lo]) * (pos - lo)
 
 
@@ -111,7 +115,8 @@ def collect_csvs(paths: list, finished_only: bool = False) -> dict:
     for p in map(Path, paths):
         files = [p] if p.is_file() else sorted(p.rglob('bsuite_id_-_*.csv'))
         for f in files:
-            if not finished_only or finished(f): groups[group_key(f)].append(f)
+            if not finished_only or finished(f):
+                groups[group_key(f)].append(f)
     return groups
 
 
@@ -130,9 +135,11 @@ def summarise(name: str, runs: list, labels: list, args) -> str:
     near = ' - '.join(fmt(percentile_nearest(values, q)) for q in (25, 50, 75))
     lin = ' - '.join(fmt(percentile_linear(values, q)) for q in (25, 50, 75))
     exact = all(r['exact'] for r in runs)
-    lines = [f"{name}: {len(runs)} run(s), {sum(v != math.inf for v in values)} solved; episodes to MA{args.window} >= "
-             f"{args.threshold:g}, 25-50-75th: {near} (nearest rank), {lin} (linear)"
-             + ('' if exact else '  [log-spaced logs: upper bounds]')]
+    lines = [
+        f"{name}: {len(runs)} run(s), {sum(v != math.inf for v in values)} solved; episodes to MA{args.window} >= "
+        f"{args.threshold:g}, 25-50-75th: {near} (nearest rank), {lin} (linear)"
+        + ('' if exact else '  [log-spaced logs: upper bounds]')
+    ]
     lines += ['    ' + p for p in per]
     return '\n'.join(lines)
 
@@ -141,19 +148,28 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('paths', nargs='*', help='bsuite CSV files or folders')
     ap.add_argument('--json', nargs='*', default=[], help="our benchmarks/iv_dqn_cartpole.py results JSON")
-    ap.add_argument('--threshold', type=float, default=750.)
+    ap.add_argument('--threshold', type=float, default=750.0)
     ap.add_argument('--window', type=int, default=100)
     ap.add_argument('--full-window', action='store_true', help='only count episodes with a full window behind them')
-    ap.add_argument('--column', default='episode_return', choices=('episode_return', 'raw'),
-                    help="episode_return: the noisy returns the agent saw (bsuite's); raw: cartpole's noiseless return")
+    ap.add_argument(
+        '--column',
+        default='episode_return',
+        choices=('episode_return', 'raw'),
+        help="episode_return: the noisy returns the agent saw (bsuite's); raw: cartpole's noiseless return",
+    )
     ap.add_argument('--max-episodes', type=int, default=None, help='only the first N episodes of each run')
-    ap.add_argument('--summary-out', default=None, metavar='JSON',
-                    help="also write the groups' percentiles as JSON, with a one-line summary for the Results page")
+    ap.add_argument(
+        '--summary-out',
+        default=None,
+        metavar='JSON',
+        help="also write the groups' percentiles as JSON, with a one-line summary for the Results page",
+    )
     ap.add_argument('--finished-only', action='store_true', help="only the oracle's runs that have ended (run.json)")
     ap.add_argument('--claim', default='iv_dqn_cartpole', help='the claim the summary answers (with --summary-out)')
     ap.add_argument('--note', default='', help='what was run, prefixed to the summary line (with --summary-out)')
     args = ap.parse_args(argv)
-    if not args.paths and not args.json: ap.error('give CSV paths or --json')
+    if not args.paths and not args.json:
+        ap.error('give CSV paths or --json')
     out, groups = [], {}
     for name, files in sorted(collect_csvs(args.paths, args.finished_only).items()):
         runs, labels = [], []
@@ -170,28 +186,36 @@ def main(argv=None):
     for path in args.json:
         for name, res in json.loads(Path(path).read_text()).items():
             rets = res['returns']
-            if args.max_episodes: rets = [r[:args.max_episodes] for r in rets]
+            if args.max_episodes:
+                rets = [r[: args.max_episodes] for r in rets]
             runs = [solved_from_returns(r, args.threshold, args.window, args.full_window) for r in rets]
             out.append(summarise(f'{Path(path).name}: {name}', runs, [f'seed {i}' for i in range(len(runs))], args))
     print('\n'.join(out))
-    if args.summary_out: write_summary(Path(args.summary_out), groups, args)
+    if args.summary_out:
+        write_summary(Path(args.summary_out), groups, args)
 
 
 def group_json(runs: list, labels: list) -> dict:
     "A group's runs as JSON: each run's solved episode (None: censored at its last episode) and the percentiles."
     values = solved_values(runs)
-    return dict(runs=len(runs), solved=sum(v != math.inf for v in values),
-                percentiles=[fmt(percentile_nearest(values, q)) for q in (25, 50, 75)],
-                per_run={lab: dict(solved=r['solved'], last=r['last'], exact=r['exact']) for lab, r in zip(labels, runs)})
+    return dict(
+        runs=len(runs),
+        solved=sum(v != math.inf for v in values),
+        percentiles=[fmt(percentile_nearest(values, q)) for q in (25, 50, 75)],
+        per_run={lab: dict(solved=r['solved'], last=r['last'], exact=r['exact']) for lab, r in zip(labels, runs)},
+    )
 
 
 def write_summary(path: Path, groups: dict, args) -> None:
     "The JSON the Results page reads: the claim, one line (each group's percentiles, nearest rank), and the groups."
     short = lambda name: name.split('_bs_')[0] + (' ' + name.split(' ')[-1] if ' [' in name else '')
-    line = '; '.join(f"{short(k)} {'-'.join(g['percentiles'])} ({g['solved']}/{g['runs']} solved)"
-                     for k, g in sorted(groups.items()))
-    summary = f"{args.note + ': ' if args.note else ''}{line} (episodes to a {args.window}-episode mean of " \
-              f"{args.threshold:g}, 25-50-75th, nearest rank; cens.: not reached)"
+    line = '; '.join(
+        f"{short(k)} {'-'.join(g['percentiles'])} ({g['solved']}/{g['runs']} solved)" for k, g in sorted(groups.items())
+    )
+    summary = (
+        f"{args.note + ': ' if args.note else ''}{line} (episodes to a {args.window}-episode mean of "
+        f"{args.threshold:g}, 25-50-75th, nearest rank; cens.: not reached)"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(dict(claim=args.claim, summary=summary, groups=groups), indent=1) + '\n')
 

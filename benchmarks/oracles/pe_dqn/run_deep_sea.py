@@ -30,6 +30,7 @@ Writes per seed `episodes_N{size}_seed{seed}.csv` (episode, return, treasure, to
 (row, column, action) visited, steps, seconds, beta)
 and `summary.json`; prints episodes to first treasure and bsuite's "solved" episode per seed.
 """
+
 import argparse
 import csv
 import json
@@ -54,18 +55,22 @@ def import_authors(src: str):
     # common.utils imports create_env from common.env_wrappers, which needs cv2, imageio and gym-retro (VizDoom/Atari
     # only; gym-retro does not install on Python 3.11). Nothing on this path calls it.
     stub = types.ModuleType('common.env_wrappers')
-    def create_env(*args, **kwargs): raise RuntimeError('the VizDoom/Atari env pipeline is not available here')
+
+    def create_env(*args, **kwargs):
+        raise RuntimeError('the VizDoom/Atari env pipeline is not available here')
+
     stub.create_env, stub.BASE_FPS_ATARI, stub.BASE_FPS_PROCGEN = create_env, 60, 15
     sys.modules['common.env_wrappers'] = stub
     sys.path.insert(0, src)
     from common import networks, pedqn, replay_buffer, utils
+
     return types.SimpleNamespace(networks=networks, pedqn=pedqn, replay_buffer=replay_buffer, utils=utils)
 
 
 def he_truncated_normal_(linear: nn.Linear) -> None:
     "Table 4's initialisation: variance scaling 2/fan_in, truncated at 2 sd (std corrected), zero bias."
-    std = math.sqrt(2. / linear.in_features) / .87962566103423978
-    nn.init.trunc_normal_(linear.weight, 0., std, -2. * std, 2. * std)
+    std = math.sqrt(2.0 / linear.in_features) / 0.87962566103423978
+    nn.init.trunc_normal_(linear.weight, 0.0, std, -2.0 * std, 2.0 * std)
     nn.init.zeros_(linear.bias)
 
 
@@ -74,7 +79,7 @@ def make_mlp_pedqn(authors, in_features: int, hidden: tuple, init: str):
     EnsembleModule = authors.networks.EnsembleModule
 
     class MLPPEDQN(nn.Module):
-        def __init__(self, in_depth, actions, linear_layer, n_heads, prior_beta=0.):
+        def __init__(self, in_depth, actions, linear_layer, n_heads, prior_beta=0.0):
             super().__init__()
             self.actions, self.n_heads, self.prior_beta = actions, n_heads, prior_beta
 
@@ -87,16 +92,19 @@ def make_mlp_pedqn(authors, in_features: int, hidden: tuple, init: str):
                 net = nn.Sequential(*layers)
                 if init == 'he_truncated_normal':
                     for m in net:
-                        if isinstance(m, nn.Linear): he_truncated_normal_(m)
+                        if isinstance(m, nn.Linear):
+                            he_truncated_normal_(m)
                 return net
+
             # the order of networks.py:656: categorical, quantile, bonus categorical, bonus quantile
             self.catlinear, self.quantlinear, self.u_catlinear, self.u_quantlinear = mlp(), mlp(), mlp(), mlp()
-            self.linear_ens = EnsembleModule([self.catlinear, self.quantlinear, self.u_catlinear, self.u_quantlinear],
-                                             shared_body=None)
-            if self.prior_beta > 0:            # as networks.py:660-666: one prior, for the quantile value model only
+            self.linear_ens = EnsembleModule(
+                [self.catlinear, self.quantlinear, self.u_catlinear, self.u_quantlinear], shared_body=None
+            )
+            if self.prior_beta > 0:  # as networks.py:660-666: one prior, for the quantile value model only
                 self.prior_ens = EnsembleModule([mlp()], shared_body=None)
 
-        def forward(self, x):                  # as networks.py:668-677, without the CNN and pooling
+        def forward(self, x):  # as networks.py:668-677, without the CNN and pooling
             x = torch.flatten(x, 1)
             x_ = self.linear_ens(x)
             if self.prior_beta > 0:
@@ -113,11 +121,12 @@ def fixed_n_step_put(self, *transition, j):
     s_{t+n}, done) with m the steps up to and including the first terminal step among t .. t+n-1 (done then True)."""
     buf = self.n_step_buffers[j]
     buf.append(transition)
-    if len(buf) < self.n_step + 1: return
+    if len(buf) < self.n_step + 1:
+        return
     state, action = buf[0][0], buf[0][1]
-    reward, done = 0., False
+    reward, done = 0.0, False
     for k in range(self.n_step):
-        reward += buf[k][2] * self.gamma ** k
+        reward += buf[k][2] * self.gamma**k
         if buf[k][3]:
             done = True
             break
@@ -131,15 +140,22 @@ def make_buffers(authors, replay: str):
     class Uniform(rb.UniformReplayBuffer):
         size = property(lambda self: len(self.buffer))
 
-        def _store(self, state, next_state, action, reward, done):   # the storage step of replay_buffer.py:38-46
-            item = (state, next_state, torch.LongTensor([action]), torch.FloatTensor([reward]), torch.FloatTensor([done]))
-            if len(self.buffer) < self.capacity: self.buffer.append(item)
+        def _store(self, state, next_state, action, reward, done):  # the storage step of replay_buffer.py:38-46
+            item = (
+                state,
+                next_state,
+                torch.LongTensor([action]),
+                torch.FloatTensor([reward]),
+                torch.FloatTensor([done]),
+            )
+            if len(self.buffer) < self.capacity:
+                self.buffer.append(item)
             else:
                 self.buffer[self.nextwrite % self.capacity] = item
                 self.nextwrite += 1
 
     class Prioritized(rb.PrioritizedReplayBuffer):
-        def _store(self, state, next_state, action, reward, done):   # the storage step of replay_buffer.py:115-121
+        def _store(self, state, next_state, action, reward, done):  # the storage step of replay_buffer.py:115-121
             idx = self.next_idx
             self.data[idx] = self.prepare_transition(state, next_state, action, reward, done)
             self.next_idx = (idx + 1) % self.capacity
@@ -156,85 +172,129 @@ def make_buffers(authors, replay: str):
 class IdentityNormaliser(nn.Module):
     """Stands in for RunningMeanStdTh when intrinsic rewards are not normalised: pedqn.py multiplies its output by
     (1 - gamma_i^n) (lines 113, 153), so dividing by that factor hands back the raw w_1, as the `else` at line 115."""
+
     def __init__(self, factor: float):
         super().__init__()
         self.factor = factor
 
-    def forward(self, x, adjustmean=True, fractionalmean=1., zeromin=False): return x / self.factor
-    def update(self, tensor): pass
+    def forward(self, x, adjustmean=True, fractionalmean=1.0, zeromin=False):
+        return x / self.factor
+
+    def update(self, tensor):
+        pass
 
 
 def build_agent(authors, args, env, in_features: int):
     "Their PEDQN with our network, buffers and (without normalisation) the identity normaliser."
     net = make_mlp_pedqn(authors, in_features, tuple(args.hidden), args.init)
-    authors.networks.get_model = lambda model_str, spectral_norm: net                # pedqn.py:27
+    authors.networks.get_model = lambda model_str, spectral_norm: net  # pedqn.py:27
     Uniform, Prioritized = make_buffers(authors, args.replay)
-    authors.pedqn.UniformReplayBuffer, authors.pedqn.PrioritizedReplayBuffer = Uniform, Prioritized   # pedqn.py:58-60
+    authors.pedqn.UniformReplayBuffer, authors.pedqn.PrioritizedReplayBuffer = Uniform, Prioritized  # pedqn.py:58-60
     ns = types.SimpleNamespace(
-        save_dir=None, use_amp=False, verbosity=1, network_arch='mlp', spectral_norm='none', frame_stack=1,
-        grayscale=True, n_heads=args.n_heads, prior_beta=args.prior_beta, double_dqn=True,
-        normalize_ri=True, mean_adjustment_ri=args.mean_adjustment_ri, ri_norm=1, episodic_ri=args.episodic_ri,
-        q_min=args.q_min, q_max=args.q_max, gamma=args.gamma, gamma_i=args.gamma_i, n_step=args.n_step,
-        prioritized_er=args.per, burnin=args.burnin, buffer_size=args.buffer_size, parallel_envs=1,
-        burnin_uncertainty=args.burnin_uncertainty, max_grad_norm=args.max_grad_norm, lr=args.lr,
-        adam_eps=args.adam_eps, lr_decay_steps=None, lr_decay_factor=None)
+        save_dir=None,
+        use_amp=False,
+        verbosity=1,
+        network_arch='mlp',
+        spectral_norm='none',
+        frame_stack=1,
+        grayscale=True,
+        n_heads=args.n_heads,
+        prior_beta=args.prior_beta,
+        double_dqn=True,
+        normalize_ri=True,
+        mean_adjustment_ri=args.mean_adjustment_ri,
+        ri_norm=1,
+        episodic_ri=args.episodic_ri,
+        q_min=args.q_min,
+        q_max=args.q_max,
+        gamma=args.gamma,
+        gamma_i=args.gamma_i,
+        n_step=args.n_step,
+        prioritized_er=args.per,
+        burnin=args.burnin,
+        buffer_size=args.buffer_size,
+        parallel_envs=1,
+        burnin_uncertainty=args.burnin_uncertainty,
+        max_grad_norm=args.max_grad_norm,
+        lr=args.lr,
+        adam_eps=args.adam_eps,
+        lr_decay_steps=None,
+        lr_decay_factor=None,
+    )
     agent = authors.pedqn.PEDQN(env, ns)
-    if not args.normalize_ri:      # the unnormalised branch of pedqn.py:43-47, 112-115, which dtd_target cannot run
-        agent.norm_ri = True       # (kept True so dtd_target assigns reward_i_tp1; the normaliser is the identity)
-        agent.intr_rms = IdentityNormaliser(1 - args.gamma_i ** args.n_step)
-        agent.u_min, agent.u_max = 0., (args.q_max - args.q_min) * 2                 # pedqn.py:43-44, else-branches
-        agent.z_u = agent.u_min + torch.arange(0., args.n_heads, dtype=torch.float16) * \
-            (agent.u_max - agent.u_min) / float(args.n_heads - 1)                    # pedqn.py:47
+    if not args.normalize_ri:  # the unnormalised branch of pedqn.py:43-47, 112-115, which dtd_target cannot run
+        agent.norm_ri = True  # (kept True so dtd_target assigns reward_i_tp1; the normaliser is the identity)
+        agent.intr_rms = IdentityNormaliser(1 - args.gamma_i**args.n_step)
+        agent.u_min, agent.u_max = 0.0, (args.q_max - args.q_min) * 2  # pedqn.py:43-44, else-branches
+        agent.z_u = agent.u_min + torch.arange(0.0, args.n_heads, dtype=torch.float16) * (
+            agent.u_max - agent.u_min
+        ) / float(args.n_heads - 1)  # pedqn.py:47
     return agent
 
 
 class BsuiteDeepSea:
     "bsuite's DeepSea behind the interface their loop uses: LazyFrames observations, auto-reset, action_space."
+
     def __init__(self, size: int, mapping_seed: int, seed: int):
         from bsuite.environments.deep_sea import DeepSea
         from gym.spaces import Discrete
         from gym.wrappers import LazyFrames
-        self.env = DeepSea(size, deterministic=True, unscaled_move_cost=0.01, randomize_actions=True,
-                           seed=seed, mapping_seed=mapping_seed)
+
+        self.env = DeepSea(
+            size,
+            deterministic=True,
+            unscaled_move_cost=0.01,
+            randomize_actions=True,
+            seed=seed,
+            mapping_seed=mapping_seed,
+        )
         self.LazyFrames = LazyFrames
         self.action_space = Discrete(2, seed=seed)
 
     def frame(self, obs):
-        return self.LazyFrames([(np.asarray(obs) * 255).astype(np.uint8)[..., None]], False)   # (1, N, N, 1)
+        return self.LazyFrames([(np.asarray(obs) * 255).astype(np.uint8)[..., None]], False)  # (1, N, N, 1)
 
-    def reset(self): return self.frame(self.env.reset().observation)
+    def reset(self):
+        return self.frame(self.env.reset().observation)
 
     def step(self, action: int):
         ts = self.env.step(action)
-        if ts.last(): return self.frame(self.env.reset().observation), ts.reward, True
+        if ts.last():
+            return self.frame(self.env.reset().observation), ts.reward, True
         return self.frame(ts.observation), ts.reward, False
 
-    def info(self): return self.env.bsuite_info()
+    def info(self):
+        return self.env.bsuite_info()
 
 
-def solved_at(total_bad: list, threshold: float = .9) -> int:
-    "bsuite's deep_sea analysis.find_solution: first episode (1-based) with total_bad_episodes / episode < 0.9; 0 if none."
+def solved_at(total_bad: list, threshold: float = 0.9) -> int:
+    """bsuite's deep_sea analysis.find_solution: first episode (1-based) with total_bad_episodes / episode < 0.9;
+    0 if none."""
     for e, tb in enumerate(total_bad, 1):
-        if tb / e < threshold: return e
+        if tb / e < threshold:
+            return e
     return 0
 
 
 def run_seed(authors, args, seed: int, out: Path) -> dict:
-    random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)          # as train_pedqn.py:30-32
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # as train_pedqn.py:30-32
     env = BsuiteDeepSea(args.size, args.mapping_seed, seed)
     agent = build_agent(authors, args, env, args.size * args.size)
     LinearSchedule = authors.utils.LinearSchedule
-    eps_schedule = LinearSchedule(0, args.init_eps, args.final_eps, max(args.eps_decay_steps, 1))        # in steps
+    eps_schedule = LinearSchedule(0, args.init_eps, args.final_eps, max(args.eps_decay_steps, 1))  # in steps
     beta_schedule = LinearSchedule(0, args.init_beta, args.final_beta, max(args.beta_decay_episodes, 1))  # in episodes
-    per_beta_schedule = LinearSchedule(0, args.per_beta0, 1., max(args.per_time_steps, 1))
-    rows, total_bad, first_treasure, solved, denoised, visited = [], [], 0, 0, 0., set()
-    state, ep_return, ep_steps, step, start = env.reset(), 0., 0, 0, time.perf_counter()
+    per_beta_schedule = LinearSchedule(0, args.per_beta0, 1.0, max(args.per_time_steps, 1))
+    rows, total_bad, first_treasure, solved, denoised, visited = [], [], 0, 0, 0.0, set()
+    state, ep_return, ep_steps, step, start = env.reset(), 0.0, 0, 0, time.perf_counter()
     path = out / f'episodes_N{args.size}_seed{seed}.csv'
     f = path.open('w', newline='')
     writer = csv.writer(f)
-    writer.writerow(['episode', 'return', 'treasure', 'total_bad_episodes', 'visited_state_actions', 'steps', 'seconds',
-                     'beta'])
-    while len(rows) < args.episodes:                       # the loop of train_pedqn.py:121-153, one environment
+    writer.writerow(
+        ['episode', 'return', 'treasure', 'total_bad_episodes', 'visited_state_actions', 'steps', 'seconds', 'beta']
+    )
+    while len(rows) < args.episodes:  # the loop of train_pedqn.py:121-153, one environment
         beta = beta_schedule(len(rows))
         agent.set_beta(beta)
         action = agent.act([state], eps_schedule(step))
@@ -251,35 +311,59 @@ def run_seed(authors, args, seed: int, out: Path) -> dict:
         if done:
             info = env.info()
             episode = len(rows) + 1
-            treasure = int(info['denoised_return'] > denoised)        # bsuite counts the +1 of the treasure here
+            treasure = int(info['denoised_return'] > denoised)  # bsuite counts the +1 of the treasure here
             denoised = info['denoised_return']
             total_bad.append(info['total_bad_episodes'])
-            if treasure and not first_treasure: first_treasure = episode
-            if not solved and total_bad[-1] / episode < .9: solved = episode               # = solved_at(total_bad)
-            row = [episode, round(ep_return, 6), treasure, info['total_bad_episodes'], len(visited), step,
-                   round(time.perf_counter() - start, 3), round(beta, 6)]
+            if treasure and not first_treasure:
+                first_treasure = episode
+            if not solved and total_bad[-1] / episode < 0.9:
+                solved = episode  # = solved_at(total_bad)
+            row = [
+                episode,
+                round(ep_return, 6),
+                treasure,
+                info['total_bad_episodes'],
+                len(visited),
+                step,
+                round(time.perf_counter() - start, 3),
+                round(beta, 6),
+            ]
             rows.append(row)
             writer.writerow(row)
-            ep_return, ep_steps = 0., 0
+            ep_return, ep_steps = 0.0, 0
             if episode % args.print_every == 0:
                 f.flush()
-                print(f'  seed {seed} episode {episode}: treasures {sum(r[2] for r in rows)}, bad {total_bad[-1]}, '
-                      f'state-actions visited {len(visited)}/{args.size * (args.size + 1)}, '
-                      f'{(time.perf_counter() - start) / episode:.3f} s/episode', flush=True)
-            if solved and args.stop_when_solved and episode >= args.min_episodes: break
+                print(
+                    f'  seed {seed} episode {episode}: treasures {sum(r[2] for r in rows)}, bad {total_bad[-1]}, '
+                    f'state-actions visited {len(visited)}/{args.size * (args.size + 1)}, '
+                    f'{(time.perf_counter() - start) / episode:.3f} s/episode',
+                    flush=True,
+                )
+            if solved and args.stop_when_solved and episode >= args.min_episodes:
+                break
     f.close()
     seconds = time.perf_counter() - start
     assert solved == solved_at(total_bad)
-    return dict(seed=seed, size=args.size, first_treasure=first_treasure, solved_at=solved,
-                beats_dithering=bool(solved and solved < 2 ** args.size + 100), episodes_run=len(rows),
-                treasures=int(sum(r[2] for r in rows)), visited_state_actions=len(visited), steps=step,
-                seconds=round(seconds, 2),
-                seconds_per_episode=round(seconds / max(len(rows), 1), 4), csv=str(path))
+    return dict(
+        seed=seed,
+        size=args.size,
+        first_treasure=first_treasure,
+        solved_at=solved,
+        beats_dithering=bool(solved and solved < 2**args.size + 100),
+        episodes_run=len(rows),
+        treasures=int(sum(r[2] for r in rows)),
+        visited_state_actions=len(visited),
+        steps=step,
+        seconds=round(seconds, 2),
+        seconds_per_episode=round(seconds / max(len(rows), 1), 4),
+        csv=str(path),
+    )
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     ap.add_argument('--src', default=DEFAULT_SRC, help='their exported source tree (setup.sh)')
     ap.add_argument('--size', type=int, default=10, help='Deep Sea N')
     ap.add_argument('--seeds', type=int, nargs='+', default=[0])
@@ -294,52 +378,62 @@ def main():
     g.add_argument('--hidden', type=int, nargs='+', default=[512], help='Table 4: [512]')
     g.add_argument('--init', default='he_truncated_normal', choices=['he_truncated_normal', 'torch_default'])
     g.add_argument('--n-heads', type=int, default=101, help='K, atoms and quantiles (Table 4: 101)')
-    g.add_argument('--q-min', type=float, default=-1.)
-    g.add_argument('--q-max', type=float, default=1.)
+    g.add_argument('--q-min', type=float, default=-1.0)
+    g.add_argument('--q-max', type=float, default=1.0)
     g.add_argument('--lr', type=float, default=5e-4, help='Table 4')
-    g.add_argument('--adam-eps', type=float, default=.001 / 128, help='Table 4: 0.001/batch size')
-    g.add_argument('--prior-beta', type=float, default=20., help='Table 4: 20 (QR) / 0 (C51)')
-    g.add_argument('--init-beta', type=float, default=5., help='Table 4')
-    g.add_argument('--final-beta', type=float, default=0., help='App. B.2 text: decayed to 0 (Table 4 prints 5.0)')
+    g.add_argument('--adam-eps', type=float, default=0.001 / 128, help='Table 4: 0.001/batch size')
+    g.add_argument('--prior-beta', type=float, default=20.0, help='Table 4: 20 (QR) / 0 (C51)')
+    g.add_argument('--init-beta', type=float, default=5.0, help='Table 4')
+    g.add_argument('--final-beta', type=float, default=0.0, help='App. B.2 text: decayed to 0 (Table 4 prints 5.0)')
     g.add_argument('--beta-decay-episodes', type=int, default=3300, help='Table 4: 0.33 x 10,000 bsuite episodes')
-    g.add_argument('--gamma', type=float, default=.99, help='Table 4')
-    g.add_argument('--gamma-i', type=float, default=.99, help='bonus discount (Table 4 gives one discount)')
+    g.add_argument('--gamma', type=float, default=0.99, help='Table 4')
+    g.add_argument('--gamma-i', type=float, default=0.99, help='bonus discount (Table 4 gives one discount)')
     g.add_argument('--batch-size', type=int, default=128, help='Table 4')
     g.add_argument('--buffer-size', type=int, default=10_000, help='Table 4')
     g.add_argument('--burnin', type=int, default=128, help='transitions before learning (paper silent)')
-    g.add_argument('--burnin-uncertainty', type=int, default=128,
-                   help='transitions before the bonus models learn (code: 200,000, above the 10,000 replay)')
+    g.add_argument(
+        '--burnin-uncertainty',
+        type=int,
+        default=128,
+        help='transitions before the bonus models learn (code: 200,000, above the 10,000 replay)',
+    )
     g.add_argument('--sync-every', type=int, default=4, help='target copy period in steps (Table 4: 4)')
     g.add_argument('--train-count', type=int, default=1, help='SGD steps per env step (Table 4: update frequency 1)')
     g.add_argument('--n-step', type=int, default=1, help='paper silent for bsuite (VizDoom: 10)')
     g.add_argument('--replay', default='fixed', choices=['fixed', 'authors'], help="n-step put: fixed or their code's")
     g.add_argument('--per', type=int, default=0, help='prioritized replay (the paper: VizDoom only)')
-    g.add_argument('--per-beta0', type=float, default=.45)
+    g.add_argument('--per-beta0', type=float, default=0.45)
     g.add_argument('--per-time-steps', type=int, default=100_000)
     g.add_argument('--normalize-ri', type=int, default=0, help='running-std intrinsic reward (the paper: VizDoom only)')
-    g.add_argument('--mean-adjustment-ri', type=float, default=1.)
+    g.add_argument('--mean-adjustment-ri', type=float, default=1.0)
     g.add_argument('--episodic-ri', type=int, default=1, help='bonus does not bootstrap over episode ends')
     g.add_argument('--max-grad-norm', type=float, default=float('inf'), help='code/VizDoom: 10; paper bsuite silent')
-    g.add_argument('--init-eps', type=float, default=0.)
-    g.add_argument('--final-eps', type=float, default=0.)
+    g.add_argument('--init-eps', type=float, default=0.0)
+    g.add_argument('--final-eps', type=float, default=0.0)
     g.add_argument('--eps-decay-steps', type=int, default=1)
     args = ap.parse_args()
     assert args.batch_size <= args.burnin, 'their sampler needs burnin >= batch size'
     torch.set_num_threads(args.threads)
-    out = Path(args.out); out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     authors = import_authors(args.src)
     results = []
     for seed in args.seeds:
         r = run_seed(authors, args, seed, out)
         results.append(r)
-        print(f"N={args.size} seed {seed}: first treasure {r['first_treasure'] or '-'}, solved at "
-              f"{r['solved_at'] or '-'} (beats dithering: {r['beats_dithering']}), {r['episodes_run']} episodes, "
-              f"{r['seconds_per_episode']:.3f} s/episode", flush=True)
+        print(
+            f"N={args.size} seed {seed}: first treasure {r['first_treasure'] or '-'}, solved at "
+            f"{r['solved_at'] or '-'} (beats dithering: {r['beats_dithering']}), {r['episodes_run']} episodes, "
+            f"{r['seconds_per_episode']:.3f} s/episode",
+            flush=True,
+        )
         (out / 'summary.json').write_text(json.dumps(dict(args=vars(args), results=results), indent=1))
     print(f"{'seed':>5} {'first treasure':>15} {'solved at':>10} {'beats dithering':>16} {'s/episode':>10}")
     for r in results:
-        print(f"{r['seed']:>5} {r['first_treasure'] or '-':>15} {r['solved_at'] or '-':>10} "
-              f"{str(r['beats_dithering']):>16} {r['seconds_per_episode']:>10.3f}")
+        print(
+            f"{r['seed']:>5} {r['first_treasure'] or '-':>15} {r['solved_at'] or '-':>10} "
+            f"{str(r['beats_dithering']):>16} {r['seconds_per_episode']:>10.3f}"
+        )
 
 
 if __name__ == '__main__':
