@@ -64,3 +64,19 @@ def test_each_run_learns_on_its_own_schedule_in_a_batch(name):
         for n in steps
     ]
     np.testing.assert_array_equal(np.asarray(state.sgd_steps), own)
+
+
+def test_declared_planning_model_is_the_one_the_environment_gives():
+    """An environment's `EnvEntry.planning` (what the registry routes planning agents by) agrees with what its object
+    gives: `e_az.planning_model` returns a model exactly where the entry declares one, and refuses elsewhere."""
+    from uncertain_rl.agents.e_az import planning_model
+    from uncertain_rl.registry import ENVS, env_entry
+
+    for name in ENVS:
+        spec = gymnax_spec(make_env(name, 6))
+        if env_entry(name).planning:
+            model = planning_model(spec)
+            assert model.num_actions == spec.num_actions and len(model.all_cells()[0]) > 0, name
+        else:
+            with pytest.raises(ValueError):
+                planning_model(spec)

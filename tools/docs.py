@@ -139,7 +139,7 @@ def home_page() -> str:
 
 def agents_page() -> str:
     "Every registered agent: description, options with their defaults, presets, signals, documentation section."
-    from uncertain_rl.registry import ENVS, catalog, runs_on
+    from uncertain_rl.registry import catalog, restricted_to
 
     lines = [
         '# Agents',
@@ -151,7 +151,7 @@ def agents_page() -> str:
     ]
     for a in catalog()['agents']:
         kind = 'box actions' if a['continuous'] else 'discrete actions'
-        only = [e for e in ENVS if runs_on(a['name'], e)] if a['envs'] or a['model_based'] else []
+        only = restricted_to(a['name'])
         where = f"; runs on {', '.join(only)} only" if only else ''
         docs = f" Documented in *{a['docs']['caption']}*." if a['docs'] else ''
         lines += [f"## `{a['name']}`", '', f"{a['description']} ({kind}{where}; module `{a['module']}`).{docs}", '']

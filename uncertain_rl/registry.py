@@ -10,7 +10,7 @@ __all__ = ['CATALOG_FILE', 'ENTRY_POINT_GROUP', 'AGENTS_PACKAGE', 'AGENTS', 'ENV
            'build_catalog', 'write_catalog', 'catalog', 'env_catalog', 'agent_signals', 'docs_sections',
            'top_level_exports', 'option_table', 'agent_entry', 'env_entry', 'preset_env', 'presets_for',
            'preset_config', 'env_facts', 'config_for_env', 'agent_config', 'entry_for_config', 'make_agent', 'make_env',
-           'catalog_entry', 'env_catalog_entry', 'runs_on']
+           'catalog_entry', 'env_catalog_entry', 'runs_on', 'restricted_to']
 
 # %% ../nbs/81_registry.ipynb #10fe584d
 import importlib
@@ -463,3 +463,10 @@ def runs_on(agent: str, env: str) -> bool:
         and (not a['envs'] or env in a['envs'])
         and (not a['model_based'] or e['planning'])
     )
+
+
+def restricted_to(agent: str) -> list:
+    """The environments agent `agent` runs on where it declares a restriction (a list of environments, or a planning
+    model), else `[]` (it runs on every environment with its kind of actions): what `agents` and the docs print."""
+    a = catalog_entry(agent)
+    return [e for e in ENVS if runs_on(agent, e)] if a['envs'] or a['model_based'] else []

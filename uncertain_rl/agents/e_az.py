@@ -6,7 +6,8 @@
 __all__ = ['EAZ_MODES', 'VALUE_TARGETS', 'EAZ_PRESETS', 'MODES', 'E_AZ_SIGNALS', 'ENTRIES', 'SearchConfig', 'EAZConfig',
            'planning_model', 'cell_of', 'LearnedModel', 'SearchState', 'horizon_table', 'search_model', 'ube_target',
            'n_step_value_target', 'one_step_value_target', 'batch_mean_update', 'root_ube_scores', 'most_visited',
-           'root_ube_action', 'SearchMode', 'empty_episode', 'make_planner', 'EAZState', 'tabular_model', 'make_e_az']
+           'root_ube_action', 'SearchMode', 'empty_episode', 'make_planner', 'EAZState', 'tabular_model', 'make_e_az',
+           'planner_entry']
 
 # %% ../../nbs/62_e_az.ipynb #eeb0c456
 from dataclasses import dataclass
@@ -491,7 +492,7 @@ E_AZ_SIGNALS = (
 _SEARCH_DOCS = DocsSection('Epistemic search', ('60_propagation', '61_emcts', '62_e_az'))
 
 
-def _search_entry(mode: str, description: str, options: tuple) -> AgentEntry:
+def planner_entry(mode: str, description: str, options: tuple) -> AgentEntry:
     "One of the three planners: the shared config with its mode and `EAZ_PRESETS` settings; the true Deep Sea model."
     return AgentEntry(
         mode,
@@ -508,17 +509,17 @@ def _search_entry(mode: str, description: str, options: tuple) -> AgentEntry:
 
 
 ENTRIES = (
-    _search_entry(
+    planner_entry(
         'e_az',
         'E-AZ: epistemic MCTS (EPUCT on q + β·σ_q) with the true model of the environment, tabular',
         ('beta', 'simulations'),
     ),
-    _search_entry(
+    planner_entry(
         'az',
         'AlphaZero with the true model of the environment: β = 0, Dirichlet noise, visit sampling',
         ('simulations',),
     ),
-    _search_entry(
+    planner_entry(
         'az_ube',
         'AZ + UBE (Eq. 28): AZ search, exploratory actions on a root-only q + β·σ bonus',
         ('beta', 'simulations'),

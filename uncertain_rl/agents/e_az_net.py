@@ -7,6 +7,7 @@ __all__ = ['HEADS', 'E_AZ_NET_SIGNALS', 'ENTRIES', 'EAZNetConfig', 'EAZHeads', '
            'network_model', 'make_e_az_net']
 
 # %% ../../nbs/63_e_az_net.ipynb #ez24fcde
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,13 +20,13 @@ from ..ensembles import MLP
 from ..base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Signal
 from ..propagation import RND, RNDState, make_rnd, rnd_init, rnd_uncertainty, rnd_update
 from uncertain_rl.agents.e_az import (
-    EAZ_PRESETS,
     E_AZ_SIGNALS,
     LearnedModel,
     SearchConfig,
     SearchState,
     cell_of,
     make_planner,
+    planner_entry,
     planning_model,
 )
 from flax import struct
@@ -197,19 +198,16 @@ E_AZ_NET_SIGNALS = (
 
 
 def _net_entry(mode: str, description: str, options: tuple) -> AgentEntry:
-    "One of the three planners with learned heads: `<mode>_net`, the tabular agent's preset for the mode."
-    return AgentEntry(
-        f'{mode}_net',
-        EAZNetConfig,
-        make_e_az_net,
-        description,
-        defaults=dict(mode=mode, **EAZ_PRESETS[mode]),
-        options=options,
+    "One of the three planners with learned heads: `<mode>_net`, the tabular agent's entry with this module's parts."
+    return dataclasses.replace(
+        planner_entry(mode, description, options),  # the mode's EAZ_PRESETS settings; runs where a model is declared
+        name=f'{mode}_net',
+        config_class=EAZNetConfig,
+        make=make_e_az_net,
         signals=E_AZ_NET_SIGNALS,
         golden=(GoldenCase(f'{mode}_net', envs=('deep_sea',)),),
         docs=DocsSection('Epistemic search', ('63_e_az_net',)),
-        model_based=True,
-    )  # on every environment with a planning model
+    )
 
 
 ENTRIES = (

@@ -757,7 +757,7 @@ def cmd_agents(args) -> int:
     )
     for a in entries:
         kind = 'box actions' if a['continuous'] else 'discrete actions'
-        only = [e for e in registry.ENVS if registry.runs_on(a['name'], e)] if a['envs'] or a['model_based'] else []
+        only = registry.restricted_to(a['name'])
         wrap(f"{a['name']}: {a['description']} ({kind}{'; ' + ', '.join(only) + ' only' if only else ''})", 4)
         for name, o in a['options'].items():
             wrap(f"    {flag(name)} {o['default']!r}: {o['help']}", 8)
