@@ -5,6 +5,7 @@ author = "uncertain_rl developers"
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx-mathjax-offline"]
 nb_execution_mode = "off"  # the notebooks are committed with their outputs
 myst_enable_extensions = ["dollarmath", "amsmath"]
+nb_render_markdown_format = "myst"  # markdown outputs (the committed results tables) with tables, as in the notebook
 myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]  # notebooks put their title in the first cell, sections may skip a level
 html_theme = "sphinx_book_theme"
