@@ -428,22 +428,26 @@ def plan_lines(rows: list, measured: bool) -> list:
     "The plan as Markdown lines: a row per call, then the totals."
     hours = lambda s: f'{s / 3600:,.2f}'
     lines = [
-        '| call | runs left | episodes left |' + (' compile (s) | s / episode | estimate (h) |' if measured else ''),
-        '|---|---:|---:|' + ('---:|---:|---:|' if measured else ''),
+        '| call | runs left | episodes left |'
+        + (' compile (s) | s / episode | estimate (h) | at most (h) |' if measured else ''),
+        '|---|---:|---:|' + ('---:|---:|---:|---:|' if measured else ''),
     ]
     for r in rows:
         cost = (
             f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f} | "
-            f"{hours(r['estimate_seconds'])} |"
+            f"{hours(r['estimate_seconds'])} | {hours(r['max_seconds'])} |"
             if 'estimate_seconds' in r
-            else ' - | - | - |'
+            else ' - | - | - | - |'
             if measured
             else ''
         )
         lines.append(f"| {r['call']} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
     total = f"{sum(r['pending'] for r in rows)} runs, {sum(r['episodes'] for r in rows):,} episodes left"
     if measured:
-        total += f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process"
+        total += (
+            f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process "
+            f"(at most {hours(sum(r.get('max_seconds', 0) for r in rows))} h: every episode as long as it can be)"
+        )
     return [*lines, '', total]
 
 

@@ -852,10 +852,12 @@ def claim_designs(names=None) -> list:
 # %% ../../nbs/88_suites.store.ipynb #plan0002
 def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> list:
     '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
-    their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, and the
-    estimated seconds of the whole call (compile, then the budget's episodes at the measured rate).'''
+    their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, the estimated
+    seconds of the whole call (compile, then the budget's episodes at the measured rate) and the most it can take
+    (every episode as long as the environment allows, at the measured rate per step).'''
     from dataclasses import replace
-    from uncertain_rl.experiments import run as run_experiment_now
+    from uncertain_rl.experiments import make_environment, run as run_experiment_now
+    from uncertain_rl.loops import episode_bounds
 
     if measure < 0:
         raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
@@ -900,13 +902,17 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
                             checkpoint_every=0,
                         )
                         res = run_experiment_now(timed)
-                        timed_calls[shape] = (res.compile_seconds, res.run_seconds)
-                    compiled, ran = timed_calls[shape]
+                        steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())  # a run's
+                        longest = episode_bounds(make_environment(timed)[0])[1]
+                        timed_calls[shape] = (res.compile_seconds, res.run_seconds, steps, longest)
+                    compiled, ran, steps, longest = timed_calls[shape]
                     row.update(
                         measured_episodes=k,
                         compile_seconds=compiled,
                         run_seconds=ran,
                         estimate_seconds=compiled + ran / k * runs[0].budget,
+                        measured_steps=steps,
+                        max_seconds=compiled + ran / steps * longest * runs[0].budget,
                     )
                 rows.append(row)
     finally:
