@@ -175,7 +175,7 @@ def test_records_stay_valid_across_commits_that_do_not_change_the_agents_code(tm
     driver = {
         'loops.py': ("bar.set_postfix(episodes=int(np.min(episodes)))", "bar.set_postfix(done=int(np.min(episodes)))")
     }
-    learning = {'learning.py': ('    return td ** 2\n', '    return 1.0001 * td ** 2\n')}
+    learning = {'learning.py': ('    return td**2\n', '    return 1.0001 * td**2\n')}
     program = {
         'loops.py': (
             "reset = lambda x: jnp.where(done, jnp.zeros_like(x), x)",
