@@ -19,6 +19,7 @@ import numpy as np
 from . import stats
 from .core import PROFILES, Claim, claims, suites
 from .store import load_records
+from ..testing import checkout_root
 
 # %% ../../nbs/89_suites.report.ipynb #80c0ec09
 def finite(x):
@@ -571,10 +572,7 @@ COMMITTED_ORACLES = Path('benchmarks/results/oracles')  # ... and the oracles' r
 
 def committed_reproduction(claim: str, start=None) -> dict:
     "`claim`'s reproduction row (with its paper-scale twin's) from the committed results of the checkout above `start`."
-    here = Path(start or Path.cwd()).resolve()
-    root = next((p for p in (here, *here.parents) if (p / COMMITTED_CLAIMS).is_file()), None)
-    if root is None:
-        raise ValueError(f"no checkout with {COMMITTED_CLAIMS} at or above {str(here)!r}")
+    root = checkout_root(COMMITTED_CLAIMS, start)
     rows = reproductions(json.loads((root / COMMITTED_CLAIMS).read_text()), load_oracles(root / COMMITTED_ORACLES))
     mine = [r for r in rows if r['claim'] == claim]
     if not mine:

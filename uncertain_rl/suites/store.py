@@ -902,7 +902,8 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
                             checkpoint_every=0,
                         )
                         res = run_experiment_now(timed)
-                        steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())  # a run's
+                        # the steps of one run's k episodes (the mean over the call's runs)
+                        steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
                         longest = episode_bounds(make_environment(timed)[0])[1]
                         timed_calls[shape] = (res.compile_seconds, res.run_seconds, steps, longest)
                     compiled, ran, steps, longest = timed_calls[shape]
