@@ -49,9 +49,8 @@ def test_each_run_learns_on_its_own_schedule_in_a_batch(name):
     agent = make_agent(name, config, gymnax_spec(env))
     run = train(TrainConfig(env, agent, num_steps=2_000, max_episodes=12, stop_at_max_episodes=True))
     keys = jax.vmap(jax.random.PRNGKey)(np.arange(6))
-    state = run_chunked(
-        run, keys, num_chunks=4, progress=False, devices=1
-    ).agent_state  # one vmap: any_run spans the batch
+    # one vmap (devices=1): any_run spans the whole batch
+    state = run_chunked(run, keys, num_chunks=4, progress=False, devices=1).agent_state
     steps = np.asarray(state.env_steps)
     assert len(set(steps.tolist())) > 1, f'the runs froze together ({steps}): the test shows nothing'
     own = [

@@ -62,12 +62,8 @@ APPLICATIONS = {
     ],
     'The viewer and the command line': ['90_app.viewer', '91_app.cli', '92_app.main', '98_api'],
 }
-REFERENCE = [
-    'architecture',
-    'agents',
-    'environments',
-    'api',
-]  # pages of docs/ (architecture, api), derived (agents, environments)
+# The reference pages: written in docs/ (architecture, api) or derived from the registry (agents, environments).
+REFERENCE = ['architecture', 'agents', 'environments', 'api']
 PREVIEW_RUN = ROOT / 'examples' / 'runs' / 'tdu-deep_sea10'  # its offline viewer page is the site's static preview
 
 

@@ -436,9 +436,8 @@ def backward_one_tree(tree: EpistemicTree, leaf_index, aggregation: str) -> Epis
         children_values = tree.node_values[index]
         children_counts = tree.children_visits[parent, action] + 1
         node_std, node_var, q_std = edge_and_node_stds(tree, parent, action, index, leaf_var, count, aggregation)
-        q_beta = (
-            reward + tree.children_discounts[parent, action] * children_values + tree.beta * q_std
-        )  # the edge's q^beta
+        # the edge's q^beta
+        q_beta = reward + tree.children_discounts[parent, action] * children_values + tree.beta * q_std
         tree = tree.replace(
             min_qvalue=jnp.minimum(tree.min_qvalue, q_beta),
             max_qvalue=jnp.maximum(tree.max_qvalue, q_beta),

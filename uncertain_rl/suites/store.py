@@ -7,12 +7,12 @@ __all__ = ['COMPUTING', 'PROVENANCE', 'EQUIVALENT_CODE', 'STORE_FILE', 'CHECKPOI
            'HEARTBEAT_SECONDS', 'LEASE_EXPIRY_SECONDS', 'REPLICA_STRIDE', 'BSUITE_PREFIX', 'BSUITE_COLUMNS',
            'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'versions', 'git_commit',
            'equivalent_code', 'same_code', 'digest', 'config_json', 'open_store', 'check_columns', 'insert_records',
-           'stored', 'load_records', 'lease_owner', 'owner_alive', 'expired', 'lease', 'release', 'Heartbeat', 'Run',
-           'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part', 'arm_calls', 'bsuite_csv',
-           'csv_path', 'call_records', 'stored_as', 'call_records_of', 'device_versions', 'train_call', 'runs_on',
-           'Shard', 'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run', 'claim_names',
-           'run_claims', 'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside', 'merge', 'ShardJob',
-           'shard_store', 'submit']
+           'stored', 'read_store', 'load_records', 'lease_owner', 'owner_alive', 'expired', 'lease', 'release',
+           'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part', 'arm_calls',
+           'bsuite_csv', 'csv_path', 'call_records', 'stored_as', 'call_records_of', 'device_versions', 'train_call',
+           'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run',
+           'claim_names', 'run_claims', 'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside',
+           'merge', 'ShardJob', 'shard_store', 'submit']
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import ast
@@ -322,14 +322,25 @@ def stored(con: sqlite3.Connection, keys) -> dict:
     return found
 
 
-def load_records(out) -> list:
-    "Every record of the store in `out`, as dicts (settings, metrics and config parsed); the store is opened read-only."
+def read_store(out) -> sqlite3.Connection:
+    """The store in directory `out` opened read-only: reading it (a report, a plan) leaves its file byte for byte as it
+    was, so a committed store stays clean. A `ValueError` if `out` has none or it is not one."""
     path = Path(out) / STORE_FILE
     if not path.is_file():
         raise ValueError(f"out: {str(out)!r} has no {STORE_FILE}")
     con = sqlite3.connect(f'{path.resolve().as_uri()}?mode=ro', uri=True, timeout=120)
     try:
         check_columns(con, path)
+    except (sqlite3.DatabaseError, ValueError) as e:
+        con.close()
+        raise ValueError(f"{str(path)!r} is not a readable results store ({e})") from None
+    return con
+
+
+def load_records(out) -> list:
+    "Every record of the store in `out`, as dicts (settings, metrics and config parsed); the store is opened read-only."
+    con, path = read_store(out), Path(out) / STORE_FILE
+    try:
         rows = con.execute(
             f"SELECT {', '.join(RECORD_COLUMNS)} FROM records ORDER BY design, arm, suite, setting, seed"
         )
@@ -862,7 +873,7 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
     if measure < 0:
         raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
     path = Path(out) / STORE_FILE if out is not None else None
-    con = open_store(out) if path is not None and path.is_file() else None
+    con = read_store(out) if path is not None and path.is_file() else None  # planning writes nothing
     computing, rows, timed_calls = versions(COMPUTING), [], {}
     try:
         for arm in design.arms:

@@ -360,6 +360,31 @@ def run_seed(authors, args, seed: int, out: Path) -> dict:
     )
 
 
+# Arguments that do not change what a seed computes: a summary written with other values of these can be resumed.
+NOT_RESULT_ARGS = ('seeds', 'out', 'print_every', 'threads', 'src')
+
+
+def finished_seeds(path: Path, args) -> list:
+    """The seeds an earlier invocation finished into `path` with the same settings (so a run can be resumed seed by
+    seed); a summary made with other settings is an error, never silently mixed."""
+    if not path.exists():
+        return []
+    stored = json.loads(path.read_text())
+    mine = {k: v for k, v in vars(args).items() if k not in NOT_RESULT_ARGS}
+    theirs = {k: v for k, v in stored['args'].items() if k not in NOT_RESULT_ARGS}
+    if mine != theirs:
+        changed = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+        raise SystemExit(f'{path} holds seeds run with other settings ({", ".join(changed)}): use another --out')
+    return stored['results']
+
+
+def write_summary(path: Path, args, results: list) -> None:
+    """Every finished seed so far, sorted by seed, written to a temporary file and then renamed."""
+    tmp = path.with_suffix('.json.tmp')
+    tmp.write_text(json.dumps(dict(args=vars(args), results=sorted(results, key=lambda r: r['seed'])), indent=1))
+    tmp.replace(path)
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
@@ -417,8 +442,11 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     authors = import_authors(args.src)
-    results = []
+    results = finished_seeds(out / 'summary.json', args)
     for seed in args.seeds:
+        if any(r['seed'] == seed for r in results):
+            print(f'N={args.size} seed {seed}: in {out / "summary.json"} already, skipped', flush=True)
+            continue
         r = run_seed(authors, args, seed, out)
         results.append(r)
         print(
@@ -427,7 +455,7 @@ def main():
             f"{r['seconds_per_episode']:.3f} s/episode",
             flush=True,
         )
-        (out / 'summary.json').write_text(json.dumps(dict(args=vars(args), results=results), indent=1))
+        write_summary(out / 'summary.json', args, results)
     print(f"{'seed':>5} {'first treasure':>15} {'solved at':>10} {'beats dithering':>16} {'s/episode':>10}")
     for r in results:
         print(

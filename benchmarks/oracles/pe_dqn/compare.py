@@ -1,0 +1,109 @@
+"""The PE-DQN oracle beside ours: the authors' PE-DQN (`run_deep_sea.py`), our PE-DQN and our Bootstrapped DQN+P
+(`ours.py`) on one Deep Sea design, as episodes to the first treasure and to bsuite's "solved".
+
+    python benchmarks/oracles/pe_dqn/compare.py --size 10 --theirs benchmarks/results/pe_dqn_oracle/n10 \
+        --ours benchmarks/results/pe_dqn_oracle/ours_n10 --boot benchmarks/results/pe_dqn_oracle/boot_n10 \
+        --summary-out benchmarks/results/oracles/pe_dqn_scaling_n10.json
+
+Per group: seeds, solved, and the 25th-50th-75th percentiles (nearest rank; a seed that did not solve counts as never)
+of the first treasure and of the solved episode. Then two questions, each a two-sided log-rank test on the solved
+episode (a seed still unsolved is censored at the episodes it ran; exact permutation p) with the ratio of Kaplan-Meier
+medians and its bootstrap interval (`uncertain_rl.suites.stats`):
+- **implementation**: their PE-DQN against ours, on the same design (a difference is ours or theirs);
+- **the gap**: each PE-DQN against our Bootstrapped DQN+P (is PE-DQN's slowness the method's, in their code too?).
+Holm's correction runs over the three tests. With `--summary-out`, the line the Results page's reproduction table
+shows for the claim `pe_dqn_scaling`.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from uncertain_rl.suites import stats
+
+
+def load(folder: str, size: int) -> dict:
+    "The per-seed results of a summary.json (the oracle runner's or ours.py's) at `size`."
+    data = json.loads((Path(folder) / 'summary.json').read_text())
+    runs = [r for r in data['results'] if r['size'] == size]
+    if not runs:
+        raise SystemExit(f'{folder}/summary.json has no seed at size {size}')
+    return dict(
+        solved=np.array([r['solved_at'] for r in runs]),
+        first=np.array([r['first_treasure'] for r in runs]),
+        ran=np.array([r['episodes_run'] for r in runs]),
+        seeds=[r['seed'] for r in runs],
+    )
+
+
+def times(group: dict) -> tuple:
+    "(time, event): the solved episode, or the episodes run for a seed that has not solved (censored)."
+    done = group['solved'] > 0
+    return np.where(done, group['solved'], group['ran']), done
+
+
+def quartiles(x: np.ndarray) -> str:
+    "25th-50th-75th percentiles, nearest rank, 0 (never) counting as infinite."
+    v = np.sort(np.where(x > 0, x, np.inf))
+    pick = [v[int(round(q * (len(v) - 1)))] for q in (0.25, 0.5, 0.75)]
+    return '-'.join('never' if np.isinf(p) else str(int(p)) for p in pick)
+
+
+def compare(a: dict, b: dict, seed: int = 0) -> dict:
+    "Log-rank a against b (two-sided, exact permutation) and the ratio of Kaplan-Meier medians a / b."
+    test = stats.logrank(*times(a), *times(b), alternative='two-sided', seed=seed)
+    ratio = stats.median_ratio(*times(a), *times(b), seed=seed)
+    return dict(p=test.p, method=test.method, ratio=ratio.estimate, low=ratio.lo, high=ratio.hi)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--size', type=int, default=10)
+    ap.add_argument('--theirs', required=True, help="run_deep_sea.py's --out")
+    ap.add_argument('--ours', required=True, help="ours.py's --out, --arm pe_dqn")
+    ap.add_argument('--boot', required=True, help="ours.py's --out, --arm boot")
+    ap.add_argument('--summary-out', help='write the claim line for the Results page here')
+    args = ap.parse_args()
+    groups = {
+        'their PE-DQN': load(args.theirs, args.size),
+        'our PE-DQN': load(args.ours, args.size),
+        'our BDQN+P': load(args.boot, args.size),
+    }
+    print(f'Deep Sea {args.size}, map 42; episodes, 25th-50th-75th percentiles (nearest rank)')
+    print(f"{'group':<14} {'seeds':>5} {'solved':>7} {'first treasure':>16} {'solved at':>16}")
+    for name, g in groups.items():
+        print(
+            f'{name:<14} {len(g["seeds"]):>5} {int((g["solved"] > 0).sum()):>7} {quartiles(g["first"]):>16} '
+            f'{quartiles(g["solved"]):>16}'
+        )
+    pairs = [('their PE-DQN', 'our PE-DQN'), ('their PE-DQN', 'our BDQN+P'), ('our PE-DQN', 'our BDQN+P')]
+    tests = {f'{a} / {b}': compare(groups[a], groups[b]) for a, b in pairs}
+    adjusted = stats.holm(np.array([t['p'] for t in tests.values()]))
+    print('\nsolved episode: ratio of Kaplan-Meier medians [95% bootstrap], log-rank p (two-sided), Holm p over 3')
+    for (name, t), h in zip(tests.items(), adjusted):
+        t['holm'] = float(h)
+        print(f"{name:<28} {t['ratio']:.2f} [{t['low']:.2f}, {t['high']:.2f}]  p = {t['p']:.3g}  Holm {h:.3g}")
+    if args.summary_out:
+        line = (
+            f'their PE-DQN (anyboby/diverse-projection-ensembles a680894, our bsuite driver, Table 4 network) on '
+            f'Deep Sea {args.size}, map 42, episodes to solve (25-50-75th): '
+            + '; '.join(
+                f'{n} {quartiles(g["solved"])} ({int((g["solved"] > 0).sum())}/{len(g["seeds"])} seeds)'
+                for n, g in groups.items()
+            )
+            + '; median ratio (Holm p): '
+            + '; '.join(
+                f"{n} {t['ratio']:.2f} [{t['low']:.2f}, {t['high']:.2f}] ({t['holm']:.2g})" for n, t in tests.items()
+            )
+        )
+        out = Path(args.summary_out)
+        tmp = out.with_suffix('.json.tmp')
+        tmp.write_text(json.dumps(dict(claim='pe_dqn_scaling', summary=line, size=args.size, tests=tests), indent=1))
+        tmp.replace(out)
+        print(f'\nwrote {out}')
+
+
+if __name__ == '__main__':
+    main()
