@@ -50,3 +50,71 @@ def test_table1_counts_the_first_episode_whose_running_mean_reaches_750(tmp_path
     )
     group = next(iter(json.loads((tmp_path / 's.json').read_text())['groups'].values()))
     assert group['solved'] == 1 and group['percentiles'] == ['2', '2', '2']
+
+
+PE_DQN_ORACLE = ROOT / 'benchmarks' / 'results' / 'pe_dqn_oracle'
+COMPARE = ROOT / 'benchmarks' / 'oracles' / 'pe_dqn' / 'compare.py'
+
+
+def bsuite_solved(total_bad: list) -> int:
+    "bsuite's Deep Sea rule (`deep_sea/analysis.py`, find_solution): the first episode with bad / episode < 0.9."
+    return next((e for e, bad in enumerate(total_bad, 1) if bad / e < 0.9), 0)
+
+
+def test_the_pe_dqn_oracle_summaries_are_what_their_episode_logs_give():
+    "Per seed of the authors' PE-DQN: the summary's first treasure and solved episode, recomputed from its CSV log."
+    folders = sorted(p.parent for p in PE_DQN_ORACLE.glob('n*/summary.json'))
+    assert folders, 'no committed PE-DQN oracle run'
+    for folder in folders:
+        for r in json.loads((folder / 'summary.json').read_text())['results']:
+            lines = (folder / f"episodes_N{r['size']}_seed{r['seed']}.csv").read_text().splitlines()
+            rows = [dict(zip(lines[0].split(','), line.split(','))) for line in lines[1:]]
+            assert [int(x['episode']) for x in rows] == list(range(1, len(rows) + 1))
+            assert len(rows) == r['episodes_run']
+            assert bsuite_solved([int(x['total_bad_episodes']) for x in rows]) == r['solved_at']
+            assert next((int(x['episode']) for x in rows if x['treasure'] == '1'), 0) == r['first_treasure']
+
+
+def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
+    "The Results page's line for the authors' PE-DQN, recomputed by compare.py from the committed summaries."
+    for committed in sorted(ORACLES.glob('pe_dqn_scaling_n*.json')):
+        data = json.loads(committed.read_text())
+        n = data['size']
+        subprocess.run(
+            [sys.executable, str(COMPARE), '--size', str(n)]
+            + [
+                f'--{g}={PE_DQN_ORACLE / f"{d}{n}"}'
+                for g, d in (('theirs', 'n'), ('ours', 'ours_n'), ('boot', 'boot_n'))
+            ]
+            + ['--summary-out', str(tmp_path / 's.json')],
+            check=True,
+            capture_output=True,
+        )
+        assert json.loads((tmp_path / 's.json').read_text()) == data
+
+
+def test_table1s_mann_whitney_is_scipys():
+    "The oracle's standard-library Mann-Whitney against scipy: exact without ties, and a permutation test with ties."
+    import importlib.util
+
+    import numpy as np
+    from scipy import stats
+
+    spec = importlib.util.spec_from_file_location('table1', TABLE1)
+    table1 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table1)
+    x, y = [113, 129, 148, 182, 110, 145], [114, 101, 157, 189, 129 + 0.5]
+    ours = table1.mann_whitney(x, y)
+    theirs = stats.mannwhitneyu(x, y, alternative='two-sided', method='exact')
+    assert ours['method'] == 'exact' and ours['u'] == theirs.statistic
+    assert abs(ours['p'] - theirs.pvalue) < 1e-12
+    x, y = [120, 130, float('inf'), 130], [130, float('inf'), float('inf'), 150, 99]  # ties, and unsolved runs
+    ours = table1.mann_whitney(x, y)
+    u = lambda a, b, axis: stats.mannwhitneyu(a, b, axis=axis).statistic
+    perm = stats.permutation_test(
+        (np.array(x), np.array(y)), u, permutation_type='independent', n_resamples=np.inf, alternative='two-sided'
+    )
+    assert ours['u'] == u(np.array(x), np.array(y), 0)
+    # scipy's null distribution (every split), with the two-sided rule |U - E U| >= |u - E U|
+    null, mean = perm.null_distribution, len(x) * len(y) / 2
+    assert null.size == 126 and abs(ours['p'] - np.mean(np.abs(null - mean) >= abs(ours['u'] - mean) - 1e-9)) < 1e-12

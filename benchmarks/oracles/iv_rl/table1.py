@@ -19,8 +19,10 @@ so for such logs a run's first solved episode is an upper bound, marked "<=" (ou
 
 import argparse
 import csv
+import itertools
 import json
 import math
+import random
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -87,6 +89,37 @@ def percentile_linear(values: list, q: float) -> float:
     if math.isinf(x[hi]) or math.isinf(x[lo]):
         return math.inf
     return x[lo] + (x[hi] - x[lo]) * (pos - lo)
+
+
+def midranks(values: list) -> list:
+    "Ranks 1..n of `values`, ties sharing their mean rank (unsolved runs, inf, tie with each other)."
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def mann_whitney(x: list, y: list, max_exact: int = 500_000, resamples: int = 200_000, seed: int = 0) -> dict:
+    """Two-sided Mann-Whitney test of x against y (unsolved = inf, ties at midranks): U of x, and the permutation p
+    of |U - mean|, exact over every split of the pooled runs when there are at most `max_exact`, else Monte Carlo."""
+    pooled, n = list(x) + list(y), len(x)
+    ranks = midranks(pooled)
+    u = lambda idx: sum(ranks[i] for i in idx) - n * (n + 1) / 2
+    mean, observed = n * len(y) / 2, u(range(n))
+    extreme = lambda v: abs(v - mean) >= abs(observed - mean) - 1e-9
+    if math.comb(len(pooled), n) <= max_exact:
+        splits = [u(c) for c in itertools.combinations(range(len(pooled)), n)]
+        return dict(u=observed, p=sum(map(extreme, splits)) / len(splits), method='exact')
+    rng = random.Random(seed)
+    hits = sum(extreme(u(rng.sample(range(len(pooled)), n))) for _ in range(resamples))
+    return dict(u=observed, p=(1 + hits) / (1 + resamples), method=f'Monte Carlo ({resamples} resamples)')
 
 
 def fmt(v: float) -> str:
@@ -167,6 +200,13 @@ def main(argv=None):
     ap.add_argument('--finished-only', action='store_true', help="only the oracle's runs that have ended (run.json)")
     ap.add_argument('--claim', default='iv_dqn_cartpole', help='the claim the summary answers (with --summary-out)')
     ap.add_argument('--note', default='', help='what was run, prefixed to the summary line (with --summary-out)')
+    ap.add_argument(
+        '--compare',
+        nargs=2,
+        metavar=('A', 'B'),
+        default=('IV_DQN', 'BootstrapDQN'),
+        help="agents whose groups (per role: train, test) are compared by a two-sided Mann-Whitney test",
+    )
     args = ap.parse_args(argv)
     if not args.paths and not args.json:
         ap.error('give CSV paths or --json')
@@ -190,9 +230,29 @@ def main(argv=None):
                 rets = [r[: args.max_episodes] for r in rets]
             runs = [solved_from_returns(r, args.threshold, args.window, args.full_window) for r in rets]
             out.append(summarise(f'{Path(path).name}: {name}', runs, [f'seed {i}' for i in range(len(runs))], args))
+    tests = compare_groups(groups, *args.compare)
+    out += [f"{k}: U = {t['u']:g}, two-sided p = {t['p']:.3g} ({t['method']})" for k, t in tests.items()]
     print('\n'.join(out))
     if args.summary_out:
-        write_summary(Path(args.summary_out), groups, args)
+        write_summary(Path(args.summary_out), groups, args, tests)
+
+
+def group_values(group: dict) -> list:
+    "A JSON group's solved episodes, inf for a run that did not reach the threshold."
+    return [math.inf if r['solved'] is None else r['solved'] for r in group['per_run'].values()]
+
+
+def compare_groups(groups: dict, a: str, b: str) -> dict:
+    "Mann-Whitney of agent a's runs against agent b's, for each role (' [train]', ' [test]', '') both groups have."
+    tests = {}
+    for ka, ga in sorted(groups.items()):
+        if not ka.startswith(a + '_'):
+            continue
+        role = ka[len(ka.split(' ')[0]) :]
+        kb = next((k for k in groups if k.startswith(b + '_') and k[len(k.split(' ')[0]) :] == role), None)
+        if kb is not None:
+            tests[f'{a} vs {b}{role}'] = mann_whitney(group_values(ga), group_values(groups[kb]))
+    return tests
 
 
 def group_json(runs: list, labels: list) -> dict:
@@ -206,18 +266,22 @@ def group_json(runs: list, labels: list) -> dict:
     )
 
 
-def write_summary(path: Path, groups: dict, args) -> None:
-    "The JSON the Results page reads: the claim, one line (each group's percentiles, nearest rank), and the groups."
+def write_summary(path: Path, groups: dict, args, tests=None) -> None:
+    """The JSON the Results page reads: the claim, one line (each group's percentiles, nearest rank, and the tests
+    between agents), the groups and the tests."""
     short = lambda name: name.split('_bs_')[0] + (' ' + name.split(' ')[-1] if ' [' in name else '')
     line = '; '.join(
         f"{short(k)} {'-'.join(g['percentiles'])} ({g['solved']}/{g['runs']} solved)" for k, g in sorted(groups.items())
     )
+    tests = tests or {}
+    compared = '; '.join(f"{k}: Mann-Whitney p = {t['p']:.2g}" for k, t in tests.items())
     summary = (
         f"{args.note + ': ' if args.note else ''}{line} (episodes to a {args.window}-episode mean of "
-        f"{args.threshold:g}, 25-50-75th, nearest rank; cens.: not reached)"
+        f"{args.threshold:g}, 25-50-75th, nearest rank; cens.: not reached)" + (f'; {compared}' if compared else '')
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(claim=args.claim, summary=summary, groups=groups), indent=1) + '\n')
+    data = dict(claim=args.claim, summary=summary, groups=groups) | (dict(tests=tests) if tests else {})
+    path.write_text(json.dumps(data, indent=1) + '\n')
 
 
 if __name__ == '__main__':
