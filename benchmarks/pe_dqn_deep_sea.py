@@ -2,9 +2,9 @@
 
 Every agent runs on the same maps (mapping seed 42) and seeds. Each (agent, size) is one `experiments.sweep` (one
 compiled `run` with the seeds, keys `split(PRNGKey(0), seeds)`, and the swept values vmapped; no evaluations or
-snapshots; PE-DQN's β decays over a third of the budget), stopped once every run has solved. "Solved" is bsuite's
-rule (the fraction of bad episodes falls below 0.9); "beats dithering" is bsuite's criterion (solved before episode
-2^N + 100).
+snapshots; PE-DQN's β decays over a third of bsuite's 10,000 episodes, whatever `--episodes` is), stopped once every
+run has solved. "Solved" is bsuite's rule (the fraction of bad episodes falls below 0.9); "beats dithering" is
+bsuite's criterion (solved before episode 2^N + 100).
 
     python benchmarks/pe_dqn_deep_sea.py --sizes 8 10 12 14 --seeds 5 --episodes 2000          # the issue's R4
     python benchmarks/pe_dqn_deep_sea.py --sizes 12 14 --agents ind c51c51 qrqr --seeds 5       # R5, the ablations
@@ -57,7 +57,7 @@ def run(agent: str, size: int, seeds: int, episodes: int) -> dict:
         eval_every=0,
         snapshots=0,
         num_chunks=25,
-    )  # `run` fits β's decay to the budget
+    )
     done, res = sweep(exp, sweep_solved_at)
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return']))
     return dict(
