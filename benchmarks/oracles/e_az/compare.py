@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from uncertain_rl.suites import stats
+from uncertain_rl.suites.deep_sea import E_AZ_LEARNED
+from uncertain_rl.suites.report import claim_runs
 from uncertain_rl.suites.store import load_records
 
 
@@ -34,15 +36,11 @@ def theirs(path: str, size: int, agent: str = 'eaz') -> tuple:
     return steps, reached
 
 
-def ours(store: str, size: int, claim: str = 'e_az_learned', agent: str = 'e_az_net') -> tuple:
-    "(interactions, reached) of the claim's runs of `agent` at `size` in the store."
-    runs = [
-        r
-        for r in load_records(store)
-        if r['design'] == f'claim:{claim}' and r['agent'] == agent and r['setting']['size'] == size
-    ]
+def ours(store: str, size: int, arm: str = 'e_az_net') -> tuple:
+    "(interactions, reached) of the claim `e_az_learned`'s `arm` at `size`: the runs its report tests."
+    runs = [r for r in claim_runs(load_records(store), E_AZ_LEARNED)[arm] if r['setting']['size'] == size]
     if not runs:
-        raise SystemExit(f'{store}: no {agent} run of claim {claim} at size {size}')
+        raise SystemExit(f'{store}: no {arm} run of claim {E_AZ_LEARNED.name} at size {size}')
     first = np.array([r['metrics']['first_treasure'] or 0 for r in runs])
     played = np.array([r['metrics']['played'] for r in runs])
     return np.where(first > 0, first, played) * size, first > 0
