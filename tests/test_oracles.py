@@ -77,7 +77,9 @@ def test_the_pe_dqn_oracle_summaries_are_what_their_episode_logs_give():
 
 def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
     "The Results page's line for the authors' PE-DQN, recomputed by compare.py from the committed summaries."
-    for committed in sorted(ORACLES.glob('pe_dqn_scaling_n*.json')):
+    committed_files = sorted(ORACLES.glob('pe_dqn_scaling_n*.json'))
+    assert committed_files, 'no committed PE-DQN comparison'
+    for committed in committed_files:
         data = json.loads(committed.read_text())
         n = data['size']
         subprocess.run(
@@ -118,3 +120,28 @@ def test_table1s_mann_whitney_is_scipys():
     # scipy's null distribution (every split), with the two-sided rule |U - E U| >= |u - E U|
     null, mean = perm.null_distribution, len(x) * len(y) / 2
     assert null.size == 126 and abs(ours['p'] - np.mean(np.abs(null - mean) >= abs(ours['u'] - mean) - 1e-9)) < 1e-12
+
+
+def test_the_committed_e_az_comparison_is_what_the_results_give(tmp_path):
+    "The Results page's line for the authors' JAX E-AZ, recomputed from their committed results and our store."
+    committed = sorted(ORACLES.glob('e_az_learned_jax_n*.json'))
+    assert committed, 'no committed E-AZ comparison'
+    for path in committed:
+        data = json.loads(path.read_text())
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / 'benchmarks' / 'oracles' / 'e_az' / 'compare.py'),
+                '--theirs',
+                str(ORACLES / 'e_az' / f"N{data['size']}" / 'results.json'),
+                '--size',
+                str(data['size']),
+                '--store',
+                str(ROOT / 'benchmarks' / 'results' / 'suite' / 'cpu'),
+                '--summary-out',
+                str(tmp_path / 's.json'),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        assert json.loads((tmp_path / 's.json').read_text()) == data
