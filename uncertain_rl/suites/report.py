@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['METRICS', 'Z80', 'VERDICTS', 'COMMITTED_CLAIMS', 'COMMITTED_ORACLES', 'CLAIM_FIGURES', 'finite', 'one_computation',
-           'mean_interval', 'current_code', 'is_current', 'leaderboard', 'score_matrix', 'aggregates',
+           'mean_interval', 'current_code', 'is_current', 'expected_runs', 'leaderboard', 'score_matrix', 'aggregates',
            'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs', 'missing_runs', 'stale_arms',
            'check_claim', 'check_claims', 'table_markdown', 'aggregates_markdown', 'claims_markdown', 'report',
            'reproductions', 'load_oracles', 'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard',
@@ -68,8 +68,18 @@ def is_current(record: dict, suite_name: str) -> bool:
     return record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
 
 
+def expected_runs(profile: str, suite_name: str) -> int | None:
+    "How many runs a declared profile's table has on a suite (its settings times its seeds); None for another profile."
+    if profile not in PROFILES:
+        return None
+    suite = suites()[suite_name]
+    return len(PROFILES[profile].settings(suite)) * PROFILES[profile].seeds_of(suite)
+
+
 def leaderboard(records: list, check_code: bool = True) -> list:
-    "One row per (table design, suite, arm): the configuration that ran, seeds' scores and their interval, time, code."
+    """One row per (table design, suite, arm): the configuration that ran, seeds' scores and their interval, time,
+    code. An (agent, suite) whose runs do not yet cover its profile has no row: bsuite's score of a part of the sizes
+    is not the agent's (the store's own table shows how far it has gone)."""
     groups = {}
     for r in records:
         if r['design'].startswith('table:'):
@@ -77,6 +87,9 @@ def leaderboard(records: list, check_code: bool = True) -> list:
     rows = []
     for (design, suite_name, arm), rs in sorted(groups.items()):
         rs, left_out = one_computation(rs)
+        expected = expected_runs(design.partition(':')[2], suite_name)
+        if expected is not None and len({(json.dumps(r['setting'], sort_keys=True), r['seed']) for r in rs}) < expected:
+            continue
         seeds = sorted({r['seed'] for r in rs})
         summary = suites()[suite_name].summary(rs, seeds)
         compile_seconds, run_seconds = (float(sum(r[k] for r in rs)) for k in ('compile_seconds', 'run_seconds'))
