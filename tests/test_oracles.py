@@ -75,24 +75,28 @@ def test_the_pe_dqn_oracle_summaries_are_what_their_episode_logs_give():
             assert next((int(x['episode']) for x in rows if x['treasure'] == '1'), 0) == r['first_treasure']
 
 
+def recomputed(script: Path, args: list, tmp_path) -> dict:
+    "The summary JSON that `script ARGS --summary-out` writes now."
+    out = tmp_path / 's.json'
+    subprocess.run([sys.executable, str(script), *args, '--summary-out', str(out)], check=True, capture_output=True)
+    return json.loads(out.read_text())
+
+
+def committed_lines(pattern: str) -> list:
+    "The committed oracle lines (JSON) whose file names match `pattern`; at least one must be committed."
+    paths = sorted(ORACLES.glob(pattern))
+    assert paths, f'no committed {pattern}'
+    return [json.loads(p.read_text()) for p in paths]
+
+
 def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
     "The Results page's line for the authors' PE-DQN, recomputed by compare.py from the committed summaries."
-    committed_files = sorted(ORACLES.glob('pe_dqn_scaling_n*.json'))
-    assert committed_files, 'no committed PE-DQN comparison'
-    for committed in committed_files:
-        data = json.loads(committed.read_text())
+    for data in committed_lines('pe_dqn_scaling_n*.json'):
         n = data['size']
-        subprocess.run(
-            [sys.executable, str(COMPARE), '--size', str(n)]
-            + [
-                f'--{g}={PE_DQN_ORACLE / f"{d}{n}"}'
-                for g, d in (('theirs', 'n'), ('ours', 'ours_n'), ('boot', 'boot_n'))
-            ]
-            + ['--summary-out', str(tmp_path / 's.json')],
-            check=True,
-            capture_output=True,
-        )
-        assert json.loads((tmp_path / 's.json').read_text()) == data
+        groups = [
+            f'--{g}={PE_DQN_ORACLE / f"{d}{n}"}' for g, d in (('theirs', 'n'), ('ours', 'ours_n'), ('boot', 'boot_n'))
+        ]
+        assert recomputed(COMPARE, ['--size', str(n), *groups], tmp_path) == data
 
 
 def test_table1s_mann_whitney_is_scipys():
@@ -124,24 +128,8 @@ def test_table1s_mann_whitney_is_scipys():
 
 def test_the_committed_e_az_comparison_is_what_the_results_give(tmp_path):
     "The Results page's line for the authors' JAX E-AZ, recomputed from their committed results and our store."
-    committed = sorted(ORACLES.glob('e_az_learned_jax_n*.json'))
-    assert committed, 'no committed E-AZ comparison'
-    for path in committed:
-        data = json.loads(path.read_text())
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / 'benchmarks' / 'oracles' / 'e_az' / 'compare.py'),
-                '--theirs',
-                str(ORACLES / 'e_az' / f"N{data['size']}" / 'results.json'),
-                '--size',
-                str(data['size']),
-                '--store',
-                str(ROOT / 'benchmarks' / 'results' / 'suite' / 'cpu'),
-                '--summary-out',
-                str(tmp_path / 's.json'),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        assert json.loads((tmp_path / 's.json').read_text()) == data
+    for data in committed_lines('e_az_learned_jax_n*.json'):
+        theirs = ORACLES / 'e_az' / f"N{data['size']}" / 'results.json'
+        store = ROOT / 'benchmarks' / 'results' / 'suite' / 'cpu'
+        args = ['--theirs', str(theirs), '--size', str(data['size']), '--store', str(store)]
+        assert recomputed(ROOT / 'benchmarks' / 'oracles' / 'e_az' / 'compare.py', args, tmp_path) == data
