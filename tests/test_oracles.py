@@ -133,3 +133,59 @@ def test_the_committed_e_az_comparison_is_what_the_results_give(tmp_path):
         store = ROOT / 'benchmarks' / 'results' / 'suite' / 'cpu'
         args = ['--theirs', str(theirs), '--size', str(data['size']), '--store', str(store)]
         assert recomputed(ROOT / 'benchmarks' / 'oracles' / 'e_az' / 'compare.py', args, tmp_path) == data
+
+
+def load_ours():
+    "benchmarks/oracles/pe_dqn/ours.py as a module (benchmarks/ is no package)."
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location('pe_dqn_ours', ROOT / 'benchmarks' / 'oracles' / 'pe_dqn' / 'ours.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_our_pe_dqn_oracle_run_resumes_where_it_was_stopped(tmp_path, monkeypatch):
+    """A run stopped after its second chunk and started again ends with the per-seed results of a run never stopped
+    (the loop's state, replay and logs included, comes back from the checkpoint); other settings in the same folder
+    are refused, and a finished run is not run again."""
+    import pytest
+
+    from uncertain_rl.experiments import RunInterrupted
+
+    ours = load_ours()
+    design = '--arm boot --size 6 --seeds 2 --episodes 60 --chunks 6 --checkpoint-every 1'.split()
+    run, chunks = ours.run, []
+
+    def counted(exp, stop_at=None, **kw):
+        "`run`, counting the chunks it trains, raising KeyboardInterrupt (as on Ctrl-C) after chunk `stop_at`."
+
+        def count(logs, episodes):
+            chunks.append(1)
+            if len(chunks) == stop_at:
+                raise KeyboardInterrupt
+
+        return run(ours.dataclasses.replace(exp, on_chunk=count), **kw)
+
+    monkeypatch.setattr(ours, 'run', counted)
+    ours.main(design + ['--out', str(tmp_path / 'whole')])
+    whole, whole_chunks = json.loads((tmp_path / 'whole' / 'summary.json').read_text())['results'], len(chunks)
+    assert whole_chunks > 2
+
+    chunks.clear()
+    monkeypatch.setattr(ours, 'run', lambda exp, **kw: counted(exp, stop_at=2, **kw))
+    with pytest.raises(RunInterrupted):
+        ours.main(design + ['--out', str(tmp_path / 'stopped')])
+    assert (tmp_path / 'stopped' / 'checkpoint').is_dir() and not (tmp_path / 'stopped' / 'summary.json').exists()
+    chunks.clear()
+    monkeypatch.setattr(ours, 'run', counted)
+    ours.main(design + ['--out', str(tmp_path / 'stopped')])
+    assert len(chunks) < whole_chunks  # resumed, not started again
+    assert json.loads((tmp_path / 'stopped' / 'summary.json').read_text())['results'] == whole
+    assert not (tmp_path / 'stopped' / 'checkpoint').exists()
+
+    with pytest.raises(ValueError, match='size'):
+        ours.main([*design[:2], '--size', '7', *design[4:], '--out', str(tmp_path / 'stopped')])
+    before = (tmp_path / 'whole' / 'summary.json').read_text()
+    ours.main(design + ['--out', str(tmp_path / 'whole')])  # finished: nothing to do
+    assert (tmp_path / 'whole' / 'summary.json').read_text() == before

@@ -15,19 +15,23 @@ reads both alike.
 """
 
 import argparse
+import dataclasses
 import json
+import shutil
 import time
 from pathlib import Path
 
 import numpy as np
 
 from uncertain_rl import registry
-from uncertain_rl.experiments import Experiment, split_keys, sweep
+from uncertain_rl.experiments import Experiment, run, split_keys
+from uncertain_rl.loops import Checkpoints
 from uncertain_rl.metrics import beats_dithering, first_treasure_episode, sweep_solved_at
 from uncertain_rl.suites.deep_sea import PE_DQN_PAPER_CLAIM
 
 
 ARMS = dict(pe_dqn='pe_dqn', boot='boot_dqn')  # --arm -> the agent of the claim's arm
+SETTINGS = ('arm', 'size', 'seeds', 'episodes', 'beta_decay_episodes', 'mapping_seed', 'chunks')  # what a resume keeps
 
 
 def arm_config(name: str, beta_decay_episodes: int):
@@ -37,7 +41,7 @@ def arm_config(name: str, beta_decay_episodes: int):
     return registry.agent_config(arm.agent, **dict(arm.overrides, **extra)), arm
 
 
-def main() -> None:
+def parse(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--arm', default='pe_dqn', choices=sorted(ARMS))
     ap.add_argument('--size', type=int, default=10)
@@ -46,8 +50,58 @@ def main() -> None:
     ap.add_argument('--beta-decay-episodes', type=int, default=3300, help="the oracle runner's default")
     ap.add_argument('--mapping-seed', type=int, default=42)
     ap.add_argument('--chunks', type=int, default=100, help='checks for "every seed solved" during the cap')
+    ap.add_argument('--checkpoint-every', type=int, default=5, help='save the whole state every this many chunks')
     ap.add_argument('--out', required=True)
-    args = ap.parse_args()
+    return ap.parse_args(argv)
+
+
+def claim_settings(out: Path, args: argparse.Namespace) -> bool:
+    """Write `args.json` in `out`, or check that the one there has these settings (a `ValueError` naming the first
+    that differs); False if `out` holds a finished run already."""
+    mine = {k: getattr(args, k) for k in SETTINGS}
+    if (out / 'args.json').exists():
+        theirs = json.loads((out / 'args.json').read_text())
+        for k in SETTINGS:
+            if theirs.get(k) != mine[k]:
+                raise ValueError(
+                    f"{k}: {out} holds a run with {k} = {theirs.get(k)!r}, not {mine[k]!r}; use another --out"
+                )
+        return not (out / 'summary.json').exists()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / 'args.json').write_text(json.dumps(mine, indent=1))
+    return True
+
+
+def solved_run(exp: Experiment, checkpoints: Checkpoints) -> tuple:
+    "`exp` until every seed has solved (bsuite's rule), checkpointed: (solved-at episode per seed, 0: never; result)."
+    stop = lambda logs: bool((np.asarray(sweep_solved_at(logs)) > 0).all())  # noqa: E731
+    result = run(dataclasses.replace(exp, stop_when=stop), checkpoints=checkpoints)
+    return np.asarray(sweep_solved_at(result.logs)).reshape(-1), result
+
+
+def seed_results(args: argparse.Namespace, solved: np.ndarray, res) -> list:
+    "One dict per seed, in the oracle runner's format."
+    first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(-1)
+    episodes_run = int(np.asarray(res.episodes).max())
+    return [
+        dict(
+            seed=s,
+            size=args.size,
+            first_treasure=int(first[s]),
+            solved_at=int(solved[s]),
+            beats_dithering=bool(beats_dithering(solved[s], args.size)),
+            episodes_run=episodes_run,
+        )
+        for s in range(args.seeds)
+    ]
+
+
+def main(argv=None) -> None:
+    args = parse(argv)
+    out = Path(args.out)
+    if not claim_settings(out, args):
+        print(f'{out} holds the finished run (summary.json): nothing to do')
+        return
     config, arm = arm_config(args.arm, args.beta_decay_episodes)
     start = time.perf_counter()
     exp = Experiment(
@@ -62,24 +116,9 @@ def main() -> None:
         snapshots=0,
         num_chunks=args.chunks,
     )
-    solved, res = sweep(exp, sweep_solved_at)
+    solved, res = solved_run(exp, Checkpoints(out / 'checkpoint', args.checkpoint_every))
     seconds = time.perf_counter() - start
-    solved = solved.reshape(-1)
-    first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(-1)
-    episodes_run = int(np.asarray(res.episodes).max())
-    results = [
-        dict(
-            seed=s,
-            size=args.size,
-            first_treasure=int(first[s]),
-            solved_at=int(solved[s]),
-            beats_dithering=bool(beats_dithering(solved[s], args.size)),
-            episodes_run=episodes_run,
-        )
-        for s in range(args.seeds)
-    ]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    results = seed_results(args, solved, res)
     summary = dict(
         args=vars(args),
         arm=arm.label,
@@ -90,13 +129,14 @@ def main() -> None:
     tmp = out / 'summary.json.tmp'
     tmp.write_text(json.dumps(summary, indent=1))
     tmp.replace(out / 'summary.json')
+    shutil.rmtree(out / 'checkpoint', ignore_errors=True)  # the results are on disk: nothing to resume
     print(f"{'seed':>5} {'first treasure':>15} {'solved at':>10} {'beats dithering':>16}")
     for r in results:
         print(
             f"{r['seed']:>5} {r['first_treasure'] or '-':>15} {r['solved_at'] or '-':>10} "
             f"{str(r['beats_dithering']):>16}"
         )
-    print(f'{seconds:.0f} s for {args.seeds} seeds x {episodes_run} episodes')
+    print(f"{seconds:.0f} s (this call) for {args.seeds} seeds x {results[0]['episodes_run']} episodes")
 
 
 if __name__ == '__main__':
