@@ -4,11 +4,12 @@
 
 # %% auto #0
 __all__ = ['METRICS', 'Z80', 'VERDICTS', 'COMMITTED_CLAIMS', 'COMMITTED_ORACLES', 'CLAIM_FIGURES', 'finite', 'one_computation',
-           'mean_interval', 'current_code', 'is_current', 'expected_runs', 'leaderboard', 'score_matrix', 'aggregates',
-           'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs', 'missing_runs', 'stale_arms',
-           'check_claim', 'check_claims', 'table_markdown', 'aggregates_markdown', 'claims_markdown', 'report',
-           'reproductions', 'load_oracles', 'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard',
-           'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved']
+           'mean_interval', 'current_code', 'is_current', 'expected_runs', 'first_per_setting', 'leaderboard',
+           'score_matrix', 'aggregates', 'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs',
+           'missing_runs', 'stale_arms', 'check_claim', 'check_claims', 'configuration_cell', 'table_markdown',
+           'aggregates_markdown', 'claims_markdown', 'report', 'reproductions', 'load_oracles',
+           'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard', 'plot_profiles', 'plot_survival',
+           'plot_scaling', 'plot_solved']
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
@@ -28,20 +29,26 @@ def finite(x):
 
 
 def one_computation(records: list) -> tuple:
-    """The records of the most-run (configuration, code, jax) among `records`, and how many records were left out;
-    code that replaced other code without changing behaviour is the same code (`store.same_code`).
-    Between computations with as many records, the newest (the latest `finished`): a complete rerun by changed code
-    replaces the stale runs it repeats."""
+    """The records of the most-run computation (code, jax) among `records`, and how many records were left out; code
+    that replaced other code without changing behaviour is the same code (`store.same_code`). Between computations
+    with as many records, the newest (the latest `finished`): a complete rerun by changed code replaces the stale runs
+    it repeats. Within it, one configuration per setting (the most-run, then the newest). A configuration may differ
+    between settings, where the agent derives part of it from what the environment declares (PE-DQN's C51 support
+    from cartpole_noise's return range, which grows with the noise scale), but never within one."""
     from uncertain_rl.suites.store import same_code
 
     groups, family = {}, {}  # code shown to compute the same (`same_code`) counts as one computation
     for r in records:
         if r['code'] not in family:
             family[r['code']] = min(same_code(r['code']))
-        groups.setdefault((r['config_hash'], family[r['code']], r['jax'], r['jaxlib']), []).append(r)
+        groups.setdefault((family[r['code']], r['jax'], r['jaxlib']), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
-    return best, len(records) - len(best)
+    by_setting = {}
+    for r in best:
+        by_setting.setdefault(json.dumps(r['setting'], sort_keys=True), {}).setdefault(r['config_hash'], []).append(r)
+    kept = {id(r) for configs in by_setting.values() for r in max(configs.values(), key=lambda g: (len(g), newest(g)))}
+    return [r for r in best if id(r) in kept], len(records) - len(kept)
 
 
 def mean_interval(x, reps: int = 2_000, seed: int = 0) -> list:
@@ -76,6 +83,11 @@ def expected_runs(profile: str, suite_name: str) -> int | None:
     return len(PROFILES[profile].settings(suite)) * PROFILES[profile].seeds_of(suite)
 
 
+def first_per_setting(records: list) -> list:
+    "The first record of each setting among `records`."
+    return list({json.dumps(r['setting'], sort_keys=True): r for r in reversed(records)}.values())
+
+
 def leaderboard(records: list, check_code: bool = True) -> list:
     """One row per (table design, suite, arm): the configuration that ran, seeds' scores and their interval, time,
     code. An (agent, suite) whose runs do not yet cover its profile has no row: bsuite's score of a part of the sizes
@@ -103,10 +115,11 @@ def leaderboard(records: list, check_code: bool = True) -> list:
                 agent=rs[0]['agent'],
                 protocol='bsuite',
                 config_hash=rs[0]['config_hash'],
+                config_hashes=sorted({r['config_hash'] for r in rs}),  # several where a setting derives part of it
                 config=json.loads(rs[0]['config']),
                 code=rs[0]['code'],
                 jax=rs[0]['jax'],
-                stale=check_code and not is_current(rs[0], suite_name),
+                stale=check_code and not all(is_current(r, suite_name) for r in first_per_setting(rs)),
                 runs=len(rs),
                 seeds=len(seeds),
                 left_out=left_out,
@@ -371,6 +384,14 @@ def _show(x, digits: int = 0) -> str:
     return '∞' if x is None else f'{x:,.{digits}f}'
 
 
+def configuration_cell(row: dict) -> str:
+    "A main-table row's configuration: its hash, or each setting's where the agent derives part of it per setting."
+    hashes = row.get('config_hashes') or [row['config_hash']]
+    named = ', '.join(f'`{h[:8]}`' for h in hashes)
+    per_setting = f' ({len(hashes)}, one per setting: derived from what each declares)' if len(hashes) > 1 else ''
+    return f'default {named}{per_setting}' + (' (stale code)' if row['stale'] else '')
+
+
 def table_markdown(rows: list) -> str:
     """The main tables as Markdown: per (profile, suite), a row per agent naming its configuration, then Deep Sea's
     sizes."""
@@ -393,7 +414,7 @@ def table_markdown(rows: list) -> str:
             '|---|---|---:|---:|---|---:|---:|',
         ]
         for r in mine:
-            config = f"default `{r['config_hash'][:8]}`" + (' (stale code)' if r['stale'] else '')
+            config = configuration_cell(r)
             lines.append(
                 f"| {r['agent']} | {config} | {r['seeds']} | {r['score']:.2f} | [{r['score_interval'][0]:.2f}, "
                 f"{r['score_interval'][1]:.2f}] | {r.get('largest_solved') or '-'} | {r['seconds']:,.0f} |"
