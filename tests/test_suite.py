@@ -299,3 +299,25 @@ def test_suite_submit_on_submitits_local_executor_gives_the_unsharded_store(tmp_
     assert without_timings(json.loads((parts / 'leaderboard.json').read_text())) == without_timings(
         json.loads((whole / 'leaderboard.json').read_text())
     )
+
+
+def test_the_committed_main_table_ran_each_agents_registered_default():
+    """Every main-table record computed by this checkout's code ran its agent's registered default as its setting's
+    environment resolves it (bsuite's protocol: no preset; PE-DQN's support from the declared return range), with
+    the profile's budget: checked from the records, whatever the report shows."""
+    records = [r for r in store.load_records(COMMITTED) if r['design'] == 'table:cpu']
+    by_row, checked = {}, 0
+    for r in records:
+        by_row.setdefault((r['suite'], r['agent']), []).append(r)
+    for (suite_name, agent), rs in sorted(by_row.items()):
+        (design,) = store.table_designs([agent], suite_name, 'cpu')
+        declared = {
+            json.dumps(run.setting, sort_keys=True): (store.config_json(config), run.budget)
+            for runs, config in store.arm_calls(design, design.arms[0])
+            for run in runs
+        }
+        for r in (r for r in rs if report.is_current(r, suite_name)):
+            setting = json.dumps(r['setting'], sort_keys=True)
+            assert (r['config'], r['budget']) == declared[setting], (agent, suite_name, setting)
+            checked += 1
+    assert checked >= 300
