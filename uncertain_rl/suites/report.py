@@ -646,7 +646,10 @@ def plot_leaderboard(rows: list, path=None):
                     left.plot(*zip(*solved), 'o-', label=r['agent'])
             budget = max(b for r in mine for b in r['budgets'])
             grid = np.linspace(min(sizes), max(sizes), 200)
-            left.plot(grid[2.0**grid <= budget], 2.0 ** grid[2.0**grid <= budget], 'k--', label='$2^N$ (dithering)')
+            below = 2.0**grid <= budget  # dithering's 2^N, where it lies inside the budget
+            if below.any():
+                left.plot(grid[below], 2.0 ** grid[below], 'k--', label='$2^N$ (dithering)')
+            left.axhline(budget, color='grey', ls=':', lw=1, label=f'budget ({budget:,} episodes)')
             left.set(
                 yscale='log',
                 xlabel='Deep Sea size N',
