@@ -2,6 +2,7 @@
 summary the Results page reads is recomputed here from the oracle's CSV logs by the same script, and the Table 1
 statistic of that script is checked against a hand-worked log."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -153,9 +154,11 @@ def test_our_pe_dqn_oracle_run_resumes_where_it_was_stopped(tmp_path, monkeypatc
 
     from uncertain_rl.experiments import RunInterrupted
 
+    from uncertain_rl import experiments
+
     ours = load_ours()
     design = '--arm boot --size 6 --seeds 2 --episodes 60 --chunks 6 --checkpoint-every 1'.split()
-    run, chunks = ours.run, []
+    run, chunks = experiments.run, []
 
     def counted(exp, stop_at=None, **kw):
         "`run`, counting the chunks it trains, raising KeyboardInterrupt (as on Ctrl-C) after chunk `stop_at`."
@@ -165,20 +168,20 @@ def test_our_pe_dqn_oracle_run_resumes_where_it_was_stopped(tmp_path, monkeypatc
             if len(chunks) == stop_at:
                 raise KeyboardInterrupt
 
-        return run(ours.dataclasses.replace(exp, on_chunk=count), **kw)
+        return run(dataclasses.replace(exp, on_chunk=count), **kw)
 
-    monkeypatch.setattr(ours, 'run', counted)
+    monkeypatch.setattr(experiments, 'run', counted)
     ours.main(design + ['--out', str(tmp_path / 'whole')])
     whole, whole_chunks = json.loads((tmp_path / 'whole' / 'summary.json').read_text())['results'], len(chunks)
     assert whole_chunks > 2
 
     chunks.clear()
-    monkeypatch.setattr(ours, 'run', lambda exp, **kw: counted(exp, stop_at=2, **kw))
+    monkeypatch.setattr(experiments, 'run', lambda exp, **kw: counted(exp, stop_at=2, **kw))
     with pytest.raises(RunInterrupted):
         ours.main(design + ['--out', str(tmp_path / 'stopped')])
     assert (tmp_path / 'stopped' / 'checkpoint').is_dir() and not (tmp_path / 'stopped' / 'summary.json').exists()
     chunks.clear()
-    monkeypatch.setattr(ours, 'run', counted)
+    monkeypatch.setattr(experiments, 'run', counted)
     ours.main(design + ['--out', str(tmp_path / 'stopped')])
     assert len(chunks) < whole_chunks  # resumed, not started again
     assert json.loads((tmp_path / 'stopped' / 'summary.json').read_text())['results'] == whole

@@ -247,6 +247,34 @@ def test_bsuite_analysis_scores_the_committed_store_as_it_does():
     assert rows and all(theirs is not None and abs(ours - theirs) < 1e-12 for _, _, ours, theirs in rows)
 
 
+def test_each_committed_sweep_lies_in_one_bsuite_folder_per_seed():
+    """bsuite's analysis reads one agent's sweep from one folder per seed. Every committed row of the main table (its
+    arm, suite, code and jax) keeps its CSVs in one sweep folder, though PE-DQN's five cartpole_noise scales ran five
+    configurations (its C51 support follows each scale's declared return range); and bsuite's own cartpole_noise
+    analysis scores each of PE-DQN's seeds from that folder as the store does."""
+    from bsuite.experiments.cartpole_noise import analysis
+    from bsuite.logging.csv_load import load_one_result_set
+
+    records = [r for r in store.load_records(COMMITTED) if r['design'] == 'table:cpu' and r['csv']]
+    rows = {}
+    for r in records:
+        rows.setdefault((r['arm'], r['suite'], r['code'], r['jax'], r['jaxlib']), []).append(r)
+    for row, rs in rows.items():
+        assert len({Path(r['csv']).parts[1] for r in rs}) == 1, row
+        assert all((COMMITTED / r['csv']).exists() for r in rs), row
+    pe_dqn = [r for r in records if r['agent'] == 'pe_dqn' and r['suite'] == 'cartpole_noise']
+    assert len({r['config_hash'] for r in pe_dqn}) == 5 and len(pe_dqn) == 20
+    restore = bsuite_series_append()
+    try:
+        for seed in sorted({r['seed'] for r in pe_dqn}):
+            mine = [r for r in pe_dqn if r['seed'] == seed]
+            theirs = analysis.score(load_one_result_set(str(COMMITTED / Path(mine[0]['csv']).parent)))
+            ours = suites()['cartpole_noise'].summary(mine, [seed])['seed_scores'][0]
+            assert abs(theirs - ours) < 1e-12, (seed, theirs, ours)
+    finally:
+        restore()
+
+
 def without_timings(x):
     "A report's JSON without what depends on the machine's load: seconds and hardware."
     if isinstance(x, dict):

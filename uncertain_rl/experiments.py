@@ -1012,16 +1012,22 @@ def split_keys(seeds: int) -> jax.Array:
     return jax.random.split(jax.random.PRNGKey(0), seeds)
 
 
-def sweep(experiment: Experiment, solved_fn: Optional[Callable] = None, progress: bool = False) -> tuple:
+def sweep(
+    experiment: Experiment,
+    solved_fn: Optional[Callable] = None,
+    progress: bool = False,
+    checkpoints: Optional[Checkpoints] = None,
+) -> tuple:
     """`run(experiment)` until every run has solved (`solved_fn(logs) -> [runs]`, 0: not yet; the environment's rule by
-    default). Returns `(solved [*grid shape, seeds], RunResult)`."""
+    default). Returns `(solved [*grid shape, seeds], RunResult)`. With `checkpoints` the sweep saves its loop there and
+    the same call resumes from it after a stop (see `run`)."""
     solved_fn = solved_fn or solved_rule(experiment)
     exp = (
         experiment
         if experiment.stop_when is not None
         else _replace(experiment, stop_when=lambda l: bool((np.asarray(solved_fn(l)) > 0).all()))
     )
-    result = run(exp, progress=progress)
+    result = run(exp, progress=progress, checkpoints=checkpoints)
     grid = experiment.grid
     shape = tuple(len(v) for v in grid.values()) if isinstance(grid, Mapping) and grid else (len(experiment.settings),)
     return np.asarray(solved_fn(result.logs)).reshape(shape + (len(experiment.seed_list),)), result

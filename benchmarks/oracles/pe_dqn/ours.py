@@ -15,7 +15,6 @@ reads both alike.
 """
 
 import argparse
-import dataclasses
 import json
 import shutil
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from uncertain_rl import registry
-from uncertain_rl.experiments import Experiment, run, split_keys
+from uncertain_rl.experiments import Experiment, split_keys, sweep
 from uncertain_rl.loops import Checkpoints
 from uncertain_rl.metrics import beats_dithering, first_treasure_episode, sweep_solved_at
 from uncertain_rl.suites.deep_sea import PE_DQN_PAPER_CLAIM
@@ -72,13 +71,6 @@ def claim_settings(out: Path, args: argparse.Namespace) -> bool:
     return True
 
 
-def solved_run(exp: Experiment, checkpoints: Checkpoints) -> tuple:
-    "`exp` until every seed has solved (bsuite's rule), checkpointed: (solved-at episode per seed, 0: never; result)."
-    stop = lambda logs: bool((np.asarray(sweep_solved_at(logs)) > 0).all())  # noqa: E731
-    result = run(dataclasses.replace(exp, stop_when=stop), checkpoints=checkpoints)
-    return np.asarray(sweep_solved_at(result.logs)).reshape(-1), result
-
-
 def seed_results(args: argparse.Namespace, solved: np.ndarray, res) -> list:
     "One dict per seed, in the oracle runner's format."
     first = first_treasure_episode(np.nan_to_num(res.logs['denoised_return'])).reshape(-1)
@@ -116,7 +108,8 @@ def main(argv=None) -> None:
         snapshots=0,
         num_chunks=args.chunks,
     )
-    solved, res = solved_run(exp, Checkpoints(out / 'checkpoint', args.checkpoint_every))
+    solved, res = sweep(exp, sweep_solved_at, checkpoints=Checkpoints(out / 'checkpoint', args.checkpoint_every))
+    solved = solved.reshape(-1)  # [seeds]: one setting
     seconds = time.perf_counter() - start
     results = seed_results(args, solved, res)
     summary = dict(
