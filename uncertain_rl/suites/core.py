@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['BSUITE_LOG_RATIOS', 'ENTRY_POINT_GROUP', 'CARTPOLE_CPU_EPISODES', 'PROFILES', 'CLAIM_TESTS', 'CLAIM_SCALES',
-           'CLAIM_DEVICES', 'bsuite_logged', 'bsuite_log_episodes', 'score_by_scaling', 'Suite', 'suites', 'suite',
-           'Profile', 'Arm', 'Claim', 'deep_sea_runs', 'claims']
+           'CLAIM_DEVICES', 'bsuite_logged', 'bsuite_log_episodes', 'score_by_scaling', 'Suite', 'setting_key',
+           'suites', 'suite', 'Profile', 'Arm', 'Claim', 'deep_sea_runs', 'claims']
 
 # %% ../../nbs/85_suites.core.ipynb #7fbdb71f
 import importlib
@@ -62,6 +62,11 @@ class Suite:
         return [self.budget(s) for s in self.settings]
 
 
+def setting_key(setting: Mapping) -> str:
+    "A setting as text (JSON, keys sorted): how a record stores it, and its key where settings are counted or matched."
+    return json.dumps(setting, sort_keys=True)
+
+
 ENTRY_POINT_GROUP = 'uncertain_rl.suites'
 
 
@@ -115,7 +120,7 @@ class Profile:
         extra = sorted(set(self.sizes or ()) - {s['size'] for s in sized}) if sized else []
         candidates = [*((None, dict(sized[0], size=n)) for n in extra), *enumerate(suite.settings)]
         for i, s in sorted(candidates, key=lambda c: c[1].get('size', 0)):  # sizes off bsuite's sweep, in order
-            n = seen[json.dumps(s, sort_keys=True)] = seen.get(json.dumps(s, sort_keys=True), 0) + 1
+            n = seen[setting_key(s)] = seen.get(setting_key(s), 0) + 1
             if self.replicas is not None and n > self.replicas:
                 continue
             if 'size' in s and self.sizes is not None and s['size'] not in self.sizes:

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import stats
-from .core import PROFILES, Claim, claims, suites
+from .core import PROFILES, Claim, claims, setting_key, suites
 from .store import load_records
 from ..testing import checkout_root
 
@@ -46,7 +46,7 @@ def one_computation(records: list) -> tuple:
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
     by_setting = {}
     for r in best:
-        by_setting.setdefault(json.dumps(r['setting'], sort_keys=True), {}).setdefault(r['config_hash'], []).append(r)
+        by_setting.setdefault(setting_key(r['setting']), {}).setdefault(r['config_hash'], []).append(r)
     kept = {id(r) for configs in by_setting.values() for r in max(configs.values(), key=lambda g: (len(g), newest(g)))}
     return [r for r in best if id(r) in kept], len(records) - len(kept)
 
@@ -85,7 +85,7 @@ def expected_runs(profile: str, suite_name: str) -> int | None:
 
 def first_per_setting(records: list) -> list:
     "The first record of each setting among `records`."
-    return list({json.dumps(r['setting'], sort_keys=True): r for r in reversed(records)}.values())
+    return list({setting_key(r['setting']): r for r in reversed(records)}.values())
 
 
 def leaderboard(records: list, check_code: bool = True) -> list:
@@ -100,7 +100,7 @@ def leaderboard(records: list, check_code: bool = True) -> list:
     for (design, suite_name, arm), rs in sorted(groups.items()):
         rs, left_out = one_computation(rs)
         expected = expected_runs(design.partition(':')[2], suite_name)
-        if expected is not None and len({(json.dumps(r['setting'], sort_keys=True), r['seed']) for r in rs}) < expected:
+        if expected is not None and len({(setting_key(r['setting']), r['seed']) for r in rs}) < expected:
             continue
         seeds = sorted({r['seed'] for r in rs})
         summary = suites()[suite_name].summary(rs, seeds)
@@ -306,8 +306,8 @@ def claim_runs(records: list, claim: Claim) -> dict:
 
 def missing_runs(claim: Claim, by_arm: dict) -> int:
     "How many of the declared runs (every arm, every setting and seed) have no record."
-    want = {(json.dumps(s, sort_keys=True), seed) for s, seed in claim.runs}
-    have = lambda rs: {(json.dumps(r['setting'], sort_keys=True), r['seed']) for r in rs}
+    want = {(setting_key(s), seed) for s, seed in claim.runs}
+    have = lambda rs: {(setting_key(r['setting']), r['seed']) for r in rs}
     return sum(len(want - have(by_arm.get(a.label, []))) for a in claim.arms)
 
 

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core import Arm, Claim, Profile, Suite, bsuite_logged, claims, suites, PROFILES
+from .core import Arm, Claim, Profile, Suite, bsuite_logged, claims, setting_key, suites, PROFILES
 
 # %% ../../nbs/88_suites.store.ipynb #c1bd144e
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -477,7 +477,7 @@ def table_design(profile: Profile, suite: Suite, agents) -> Design:
     "The main table's design for `suite` under `profile`: every agent's registered default (bsuite's protocol)."
     runs, repeats = [], {}
     for index, setting in profile.settings(suite):
-        r = repeats[json.dumps(setting, sort_keys=True)] = repeats.get(json.dumps(setting, sort_keys=True), -1) + 1
+        r = repeats[setting_key(setting)] = repeats.get(setting_key(setting), -1) + 1
         runs += [
             Run(index, setting, s, s + REPLICA_STRIDE * r, profile.budget(suite, setting))
             for s in range(profile.seeds_of(suite))
@@ -530,7 +530,7 @@ def arm_calls(design: Design, arm: Arm, devices='all') -> list:
     model_based = registry.agent_entry(arm.agent).model_based
     configs, groups = {}, {}
     for run in design.runs:
-        setting = json.dumps(run.setting, sort_keys=True)
+        setting = setting_key(run.setting)
         if (setting, run.budget) not in configs:
             configs[setting, run.budget] = run_experiment(design, arm, [run], devices).config()
         config = configs[setting, run.budget]
@@ -603,7 +603,7 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
                 computing['jaxlib'],
             ),
             setting_index=r.index,
-            setting=json.dumps(r.setting, sort_keys=True),
+            setting=setting_key(r.setting),
             seed=r.seed,
             prng_seed=r.prng_seed,
             budget=r.budget,
@@ -725,7 +725,7 @@ def refuse_distributed() -> None:
 
 def describe_call(design: Design, arm: Arm, runs: list) -> str:
     "One line naming a call: design, arm, the setting its runs share (or how many), and their seeds."
-    settings = {json.dumps(r.setting, sort_keys=True) for r in runs}
+    settings = {setting_key(r.setting) for r in runs}
     shared = [f'{k} {v}' for k, v in runs[0].setting.items() if all(r.setting.get(k) == v for r in runs)]
     setting = ', '.join(shared) if len(settings) == 1 else ', '.join([*shared, f'{len(settings)} settings'])
     seeds = sorted({r.seed for r in runs})
@@ -970,7 +970,7 @@ def merge(out, sources, missing_logs: str = 'error') -> int:
         records = [
             dict(
                 r,
-                setting=json.dumps(r['setting'], sort_keys=True),
+                setting=setting_key(r['setting']),
                 metrics=json.dumps(r['metrics']),
                 versions=json.dumps(r['versions'], sort_keys=True),
                 stop_early=int(r['stop_early']),
