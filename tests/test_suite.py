@@ -212,6 +212,12 @@ def test_the_committed_report_is_what_the_committed_store_gives(tmp_path):
     report.report(tmp_path / 'cpu')
     for name in ('leaderboard.json', 'claims.json', 'leaderboard.md'):
         assert (tmp_path / 'cpu' / name).read_text() == (COMMITTED / name).read_text(), name
+    figures = lambda root: sorted(str(p.relative_to(root)) for p in root.rglob('*.png'))  # noqa: E731
+    assert figures(tmp_path / 'cpu') == figures(COMMITTED)  # none left over from an earlier report
+    agg = json.loads((COMMITTED / 'leaderboard.json').read_text())['aggregates']
+    assert (COMMITTED / 'profiles.png').exists() == bool(agg['agents'])
+    ran = {c['claim'] for c in json.loads((COMMITTED / 'claims.json').read_text()) if c['verdict'] != 'not yet run'}
+    assert {p.stem for p in (COMMITTED / 'claims').glob('*.png')} == ran
 
 
 def test_the_committed_claims_ran_their_declared_designs():

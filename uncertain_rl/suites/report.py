@@ -544,8 +544,11 @@ def report(out) -> list:
     plot_leaderboard(rows, Path(out) / 'leaderboard.png')  # optional, so after the tables
     if agg['agents']:
         plot_profiles(rows, agg['tasks'], Path(out) / 'profiles.png')
+    else:  # a figure left by an earlier report would stand for aggregates this store does not have
+        (Path(out) / 'profiles.png').unlink(missing_ok=True)
     for result in results:
         if result['verdict'] == 'not yet run':
+            (Path(out) / 'claims' / f"{result['claim']}.png").unlink(missing_ok=True)  # likewise
             continue
         claim = claims()[result['claim']]
         (Path(out) / 'claims').mkdir(exist_ok=True)
