@@ -7,7 +7,7 @@ __all__ = ['METRICS', 'Z80', 'VERDICTS', 'COMMITTED_CLAIMS', 'COMMITTED_ORACLES'
            'mean_interval', 'current_code', 'is_current', 'expected_runs', 'first_per_setting', 'leaderboard',
            'score_matrix', 'aggregates', 'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs',
            'missing_runs', 'stale_arms', 'check_claim', 'check_claims', 'configuration_cell', 'table_markdown',
-           'aggregates_markdown', 'claims_markdown', 'report', 'reproductions', 'load_oracles',
+           'aggregates_markdown', 'medians_line', 'claims_markdown', 'report', 'reproductions', 'load_oracles',
            'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard', 'plot_profiles', 'plot_survival',
            'plot_scaling', 'plot_solved']
 
@@ -214,9 +214,10 @@ def _strata(rs: list, field: str) -> np.ndarray:
     return np.array([r['setting'][field] for r in rs])
 
 
-def compare(claim: Claim, method: list, rival: list) -> dict:
-    "One comparison of `claim`: the method's records against one rival's, as the claim declares it."
-    metric, alpha = METRICS[claim.metric], claim.alpha
+def compare(claim: Claim, method: list, rival: list, family: int = 1) -> dict:
+    """One comparison of `claim`: the method's records against one rival's, as the claim declares it. Its power is
+    computed at the level a verdict is sure to meet among `family` comparisons under Holm: `claim.alpha / family`."""
+    metric, alpha = METRICS[claim.metric], claim.alpha / family
     if claim.test == 'cmh':
         levels = sorted({r['setting'][claim.strata] for r in method + rival})
         count = lambda rs, v: [
@@ -237,6 +238,7 @@ def compare(claim: Claim, method: list, rival: list) -> dict:
             by_stratum={str(v): [a[0][i], a[1][i], b[0][i], b[1][i]] for i, v in enumerate(levels)},
             smallest_detectable=finite(power),
             smallest_detectable_kind='odds ratio (80% power)',
+            power_level=alpha,
         )
     ta, ea = map(np.array, zip(*map(metric, method)))
     tb, eb = map(np.array, zip(*map(metric, rival)))
@@ -260,9 +262,13 @@ def compare(claim: Claim, method: list, rival: list) -> dict:
         return dict(
             p=test.p,
             p_method=test.method,
-            effect='hazard ratio (method / rival; > 1: sooner)',
-            estimate=finite(np.exp(log_hr)),
-            interval=[finite(np.exp(log_hr - 1.959963984540054 * se)), finite(np.exp(log_hr + 1.959963984540054 * se))],
+            effect='hazard ratio (method / rival; > 1: sooner)'
+            + ('' if informative else '; ∞: the rival never reached it, lower end by Peto'),
+            estimate=finite(np.exp(log_hr)) if informative else None,  # the likelihood's maximum is at infinity
+            interval=[
+                finite(np.exp(log_hr - 1.959963984540054 * se)),
+                finite(np.exp(log_hr + 1.959963984540054 * se)) if informative else None,
+            ],
             direction=np.sign(test.statistic) if np.isfinite(test.statistic) else 0.0,
             p_sooner=list(sooner),
             medians=medians,
@@ -275,21 +281,27 @@ def compare(claim: Claim, method: list, rival: list) -> dict:
             power_at_paper=None
             if paper is None or not informative
             else float(stats.power_times(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2)),
+            power_level=alpha,
         )
+    from scipy.stats import norm
+
     d = stats.slope_difference(sa, ta, ea, sb, tb, eb)
     se = (d.hi - d.lo) / (2 * 1.959963984540054)
+    km = lambda t, e, s, v: finite(stats.km_median(t[s == v], e[s == v]))
     return dict(
         p=slope_bootstrap_p(sa, ta, ea, sb, tb, eb),
         effect='slope of log metric on N, method - rival',
         estimate=finite(d.estimate),
         interval=[finite(d.lo), finite(d.hi)],
         direction=-np.sign(d.estimate),
+        medians={str(v): [km(ta, ea, sa, v), km(tb, eb, sb, v)] for v in np.unique(sa)},
         method_slope=stats.scaling_slope(sa, ta, ea).estimate,
         rival_slope=stats.scaling_slope(sb, tb, eb).estimate,
         method_has=f'{ea.sum()}/{len(ea)} rewarded',
         rival_has=f'{eb.sum()}/{len(eb)} rewarded',
-        smallest_detectable=finite((1.959963984540054 + Z80) * se),
+        smallest_detectable=finite((float(norm.isf(alpha / 2)) + Z80) * se),
         smallest_detectable_kind='slope difference (80% power, normal approximation)',
+        power_level=alpha,
     )
 
 # %% ../../nbs/89_suites.report.ipynb #398f45c2
@@ -320,9 +332,10 @@ def stale_arms(claim: Claim, by_arm: dict) -> list:
     ]
 
 
-def check_claim(records: list, claim: Claim, check_code: bool = True) -> dict:
-    """A claim's design, each comparison's test, effect and power (verdicts come with Holm's correction,
-    `check_claims`), and (`check_code`) which arms were computed by code this checkout has changed since."""
+def check_claim(records: list, claim: Claim, check_code: bool = True, family: int = 1) -> dict:
+    """A claim's design, each comparison's test, effect and power (at `claim.alpha / family`; verdicts come with
+    Holm's correction over the `family` of comparisons, `check_claims`), and (`check_code`) which arms were computed by
+    code this checkout has changed since."""
     by_arm = claim_runs(records, claim)
     out = dict(
         claim=claim.name,
@@ -343,6 +356,7 @@ def check_claim(records: list, claim: Claim, check_code: bool = True) -> dict:
         scale=claim.scale,
         device=claim.device,
         missing=missing_runs(claim, by_arm),
+        family=family,
         comparisons=[],
     )
     if out['missing']:
@@ -350,7 +364,7 @@ def check_claim(records: list, claim: Claim, check_code: bool = True) -> dict:
     out['stale'] = stale_arms(claim, by_arm) if check_code else []
     configs = {label: json.loads(rs[0]['config']) for label, rs in by_arm.items()}
     for rival in claim.rivals:
-        c = compare(claim, by_arm[claim.method.label], by_arm[rival.label])
+        c = compare(claim, by_arm[claim.method.label], by_arm[rival.label], family)
         out['comparisons'].append(
             dict(c, rival=rival.label, differs=config_difference(configs[claim.method.label], configs[rival.label]))
         )
@@ -363,7 +377,9 @@ VERDICTS = ('reproduced', 'contradicted', 'not shown at this budget')
 def check_claims(records: list, declared: dict | None = None, check_code: bool = True) -> list:
     """Every claim (`declared`, default: all) checked, its comparisons' p adjusted by Holm over all of them, and
     verdicts."""
-    results = [check_claim(records, c, check_code) for c in (claims() if declared is None else declared).values()]
+    declared = claims() if declared is None else declared
+    family = sum(len(c.rivals) for c in declared.values() if not missing_runs(c, claim_runs(records, c)))
+    results = [check_claim(records, c, check_code, max(family, 1)) for c in declared.values()]
     comparisons = [c for r in results for c in r['comparisons']]
     for c, adjusted in zip(comparisons, stats.holm([c['p'] for c in comparisons])):
         c['p_holm'] = float(adjusted)
@@ -471,6 +487,21 @@ def aggregates_markdown(agg: dict) -> str:
     return '\n'.join(lines) + '\n'
 
 
+def medians_line(result: dict, c: dict) -> str:
+    """A comparison's Kaplan-Meier medians of the claim's metric per stratum, method / rival (∞: the median run did not
+    get there): the levels beside a hazard ratio or a difference of slopes."""
+    cells = '; '.join(f'{k}: {_show(m)} / {_show(v)}' for k, (m, v) in sorted(c['medians'].items(), key=_stratum))
+    return f"Median {result['metric']} per {result['strata']}, {result['arms'][0]['label']} / {c['rival']}: {cells}."
+
+
+def _stratum(item):
+    "Strata in numeric order where they are numbers."
+    try:
+        return (0, float(item[0]), '')
+    except ValueError:
+        return (1, 0.0, item[0])
+
+
 def claims_markdown(results: list) -> str:
     "Each claim's design and its comparisons as Markdown."
     lines = []
@@ -506,20 +537,21 @@ def claims_markdown(results: list) -> str:
             ]
         lines += [
             '',
-            '| method vs rival | method | rival | effect [95%] | smallest detectable | p | Holm p | verdict | '
-            'configurations differ in |',
-            '|---|---|---|---|---|---:|---:|---|---|',
+            '| method vs rival | method | rival | effect [95%] | smallest detectable (80% power at α/m, m = '
+            f"{r['family']}) | power at the paper's effect | p | Holm p | verdict | configurations differ in |",
+            '|---|---|---|---|---|---:|---:|---:|---|---|',
         ]
         for c in r['comparisons']:
             effect = (
                 f"{c['effect']}: {_show(c['estimate'], 3)} [{_show(c['interval'][0], 3)}, {_show(c['interval'][1], 3)}]"
             )
+            at_paper = '-' if c.get('power_at_paper') is None else f"{c['power_at_paper']:.2f}"
             lines.append(
                 f"| {r['arms'][0]['label']} vs {c['rival']} | {c['method_has']} | {c['rival_has']} | {effect} | "
-                f"{_show(c['smallest_detectable'], 3)} ({c['smallest_detectable_kind']}) | {c['p']:.3g} | "
-                f"{c['p_holm']:.3g} | {c['verdict']} | {', '.join(c['differs']) or 'nothing'} |"
+                f"{_show(c['smallest_detectable'], 3)} ({c['smallest_detectable_kind']}) | {at_paper} | "
+                f"{c['p']:.3g} | {c['p_holm']:.3g} | {c['verdict']} | {', '.join(c['differs']) or 'nothing'} |"
             )
-        lines.append('')
+        lines += ['', *(medians_line(r, c) for c in r['comparisons'] if c.get('medians')), '']
     return '\n'.join(lines)
 
 
