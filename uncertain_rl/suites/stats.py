@@ -7,10 +7,10 @@ __all__ = ['ALTERNATIVES', 'censored', 'life_table', 'kaplan_meier', 'greenwood'
            'logrank_terms', 'logrank_scores', 'stratified_permutations', 'LogRank', 'logrank', 'exact_null', 'CMH',
            'exact_cmh', 'holm', 'order_statistic_ranks', 'median_interval', 'Estimate', 'percentile_interval',
            'unsolved_inf', 'improvement', 'probability_of_improvement', 'MedianRatio', 'bootstrap_km_medians',
-           'median_ratio', 'slope_samples', 'scaling_slope', 'slope_difference', 'iqm', 'mean_score', 'median_score',
-           'optimality_gap', 'score_distribution', 'average_probability_of_improvement', 'stratified_bootstrap',
-           'performance_profile', 'agent_rate', 'power_counts', 'smallest_detectable_odds_ratio', 'power_times',
-           'smallest_detectable_speedup']
+           'median_order_pair', 'log_median_se', 'median_ratio', 'slope_samples', 'scaling_slope', 'slope_difference',
+           'iqm', 'mean_score', 'median_score', 'optimality_gap', 'score_distribution',
+           'average_probability_of_improvement', 'stratified_bootstrap', 'performance_profile', 'agent_rate',
+           'power_counts', 'smallest_detectable_odds_ratio', 'power_times', 'smallest_detectable_speedup']
 
 # %% ../../nbs/84_suites.stats.ipynb #bb9be3b7
 import math
@@ -391,12 +391,11 @@ def probability_of_improvement(
 
 # %% ../../nbs/84_suites.stats.ipynb #6cf0007f
 class MedianRatio(NamedTuple):
-    "A ratio of Kaplan-Meier medians with its bootstrap interval."
+    "A ratio of Kaplan-Meier medians with its order-statistic interval (Price & Bonett 2002)."
 
     estimate: float
     lo: float
     hi: float
-    undefined: float  # share of the resamples where neither median was reached (left out of the interval)
 
 
 def bootstrap_km_medians(
@@ -409,23 +408,34 @@ def bootstrap_km_medians(
     return _first(u, _survival(n, d) <= 0.5)
 
 
-def median_ratio(
-    times_a: np.ndarray,
-    events_a: np.ndarray,
-    times_b: np.ndarray,
-    events_b: np.ndarray,
-    reps: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> MedianRatio:
-    "The ratio of Kaplan-Meier medians a / b with a percentile bootstrap interval (runs resampled within groups)."
-    rng = np.random.default_rng(seed)
+def median_order_pair(n: int) -> tuple:
+    "Bonett & Price's (2002) order statistics around a median of `n`: (c, the pair's exact binomial coverage)."
+    c = max(1, int(np.round((n + 1) / 2 - np.sqrt(n))))
+    return c, float(1 - 2 * stats.binom.cdf(c - 1, n, 0.5))
+
+
+def log_median_se(times: np.ndarray, events: np.ndarray) -> float:
+    "The standard error of a log median from the order statistics `median_order_pair` names (unsolved: +inf)."
+    t, e = censored(times, events)
+    y = np.sort(np.where(e, t, np.inf))
+    c, coverage = median_order_pair(y.size)
     with np.errstate(divide='ignore', invalid='ignore'):
-        est = np.divide(km_median(times_a, events_a), km_median(times_b, events_b))
-        boot = bootstrap_km_medians(times_a, events_a, reps, rng) / bootstrap_km_medians(times_b, events_b, reps, rng)
-    ok = ~np.isnan(boot)
-    lo, hi = percentile_interval(boot[ok], level, 'inverted_cdf') if ok.any() else (np.nan, np.nan)
-    return MedianRatio(float(est), float(lo), float(hi), float(1 - ok.mean()))
+        return float((np.log(y[y.size - c]) - np.log(y[c - 1])) / (2 * stats.norm.isf((1 - coverage) / 2)))
+
+
+def median_ratio(
+    times_a: np.ndarray, events_a: np.ndarray, times_b: np.ndarray, events_b: np.ndarray, level: float = 0.95
+) -> MedianRatio:
+    """The ratio of Kaplan-Meier medians a / b with Price & Bonett's (2002) order-statistic interval (NaN ends where a
+    median is not reached)."""
+    with np.errstate(divide='ignore', invalid='ignore'):
+        est = float(np.divide(km_median(times_a, events_a), km_median(times_b, events_b)))
+    if not 0 < est < np.inf:
+        return MedianRatio(est, np.nan, np.nan)
+    spread = stats.norm.isf((1 - level) / 2) * np.hypot(
+        log_median_se(times_a, events_a), log_median_se(times_b, events_b)
+    )
+    return MedianRatio(est, float(est * np.exp(-spread)), float(est * np.exp(spread)))
 
 # %% ../../nbs/84_suites.stats.ipynb #b3fbfc66
 def _slope(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:

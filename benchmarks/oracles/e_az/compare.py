@@ -11,7 +11,7 @@ censored at the episodes it played. The two Deep Seas differ (their N moves N - 
 cost; ours is bsuite's, one map per run from the claim's maps): the comparison says whether the two implementations
 find the goal at the same order of interactions, not that they run one task. Per group: runs, reached, the
 25th-50th-75th percentiles (nearest rank, never = not reached), and the ratio of Kaplan-Meier medians (theirs / ours)
-with a bootstrap interval and a two-sided log-rank p (`uncertain_rl.suites.stats`).
+with its order-statistic interval (Price & Bonett 2002) and a two-sided log-rank p (`uncertain_rl.suites.stats`).
 """
 
 import argparse

@@ -8,7 +8,7 @@
 Per group: seeds, solved, and the 25th-50th-75th percentiles (nearest rank; a seed that did not solve counts as never)
 of the first treasure and of the solved episode. Then two questions, each a two-sided log-rank test on the solved
 episode (a seed still unsolved is censored at the episodes it ran; exact permutation p) with the ratio of Kaplan-Meier
-medians and its bootstrap interval (`uncertain_rl.suites.stats`):
+medians and its order-statistic interval (Price & Bonett 2002) (`uncertain_rl.suites.stats`):
 - **implementation**: their PE-DQN against ours, on the same design (a difference is ours or theirs);
 - **the gap**: each PE-DQN against our Bootstrapped DQN+P (is PE-DQN's slowness the method's, in their code too?).
 Holm's correction runs over the tests made. With `--summary-out`, the line the Results page's reproduction table
@@ -54,7 +54,7 @@ def quartiles(x: np.ndarray) -> str:
 def compare(a: dict, b: dict, seed: int = 0) -> dict:
     "Log-rank a against b (two-sided, exact permutation) and the ratio of Kaplan-Meier medians a / b."
     test = stats.logrank(*times(a), *times(b), alternative='two-sided', seed=seed)
-    ratio = stats.median_ratio(*times(a), *times(b), seed=seed)
+    ratio = stats.median_ratio(*times(a), *times(b))
     return dict(p=test.p, method=test.method, ratio=ratio.estimate, low=ratio.lo, high=ratio.hi)
 
 
@@ -81,7 +81,7 @@ def main() -> None:
     tests = {f'{a} / {b}': compare(groups[a], groups[b]) for a, b in pairs}
     adjusted = stats.holm(np.array([t['p'] for t in tests.values()]))
     print(
-        '\nsolved episode: ratio of Kaplan-Meier medians [95% bootstrap], log-rank p (two-sided), Holm p over',
+        '\nsolved episode: ratio of Kaplan-Meier medians [95%, Price-Bonett], log-rank p (two-sided), Holm p over',
         len(tests),
     )
     for (name, t), h in zip(tests.items(), adjusted):
