@@ -153,7 +153,7 @@ PROFILES = {
         Profile(
             'cpu',
             "Deep Sea 10, 20, 30 on map 42, ten seeds, at most 1,000 episodes a run; cartpole_noise's five "
-            f"scales, four seeds, its first {CARTPOLE_CPU_EPISODES} episodes (a 2-core machine, hours)",
+            f"scales, four seeds, its first {CARTPOLE_CPU_EPISODES} episodes: early learning (a 2-core machine, hours)",
             seeds=10,
             sizes=(10, 20, 30),
             caps=dict(deep_sea=1_000, deep_sea_stochastic=1_000, cartpole_noise=CARTPOLE_CPU_EPISODES),
