@@ -90,8 +90,13 @@ def cartpole_summary(records: list, seeds: list) -> dict:
         mine = [r for r in records if r['seed'] == seed]
         return score_by_scaling([group([r for r in mine if r['setting']['noise_scale'] == x]) for x in scales])
 
+    def run_score(seed, x):
+        mine = [r for r in records if r['seed'] == seed and r['setting']['noise_scale'] == x]
+        return group(mine) if mine else None
+
     return dict(
         seed_scores=[sweep(s) for s in seeds],
+        setting_scores={f'σ = {x:g}': [run_score(s, x) for s in seeds] for x in scales},
         noise_scales=scales,
         scale_scores={x: group([r for r in records if r['setting']['noise_scale'] == x]) for x in scales},
     )

@@ -138,8 +138,14 @@ def deep_sea_summary(records: list, seeds: list) -> dict:
     medians = {n: median_interval(solve_episodes(records, n)) for n in sizes}
     finite = lambda x: None if not np.isfinite(x) else float(x)
     half = [n for n in sizes if np.mean(solved[n]) >= 0.5]
+    beats = lambda s, n: [
+        r['metrics']['beats_dithering'] for r in records if r['seed'] == s and r['setting']['size'] == n
+    ]
     return dict(
         seed_scores=seed_scores,
+        setting_scores={
+            f'N = {n}': [float(np.mean(beats(s, n))) if beats(s, n) else None for s in seeds] for n in sizes
+        },
         sizes=sizes,
         solved={n: [int(sum(v)), len(v)] for n, v in solved.items()},
         largest_solved=max(half) if half else None,

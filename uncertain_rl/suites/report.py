@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['METRICS', 'Z80', 'VERDICTS', 'COMMITTED_CLAIMS', 'COMMITTED_ORACLES', 'CLAIM_FIGURES', 'finite', 'one_computation',
            'mean_interval', 'current_code', 'is_current', 'expected_runs', 'first_per_setting', 'leaderboard',
-           'score_matrix', 'aggregates', 'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs',
-           'missing_runs', 'stale_arms', 'check_claim', 'check_claims', 'configuration_cell', 'table_markdown',
-           'aggregates_markdown', 'medians_line', 'claims_markdown', 'report', 'reproductions', 'load_oracles',
-           'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard', 'plot_profiles', 'plot_survival',
-           'plot_scaling', 'plot_solved']
+           'score_matrix', 'suite_aggregates', 'aggregates', 'slope_bootstrap_p', 'compare', 'config_difference',
+           'claim_runs', 'missing_runs', 'stale_arms', 'check_claim', 'check_claims', 'configuration_cell',
+           'table_markdown', 'aggregates_markdown', 'medians_line', 'claims_markdown', 'report', 'reproductions',
+           'load_oracles', 'committed_reproduction', 'reproductions_markdown', 'plot_leaderboard', 'plot_profiles',
+           'plot_survival', 'plot_scaling', 'plot_solved']
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
@@ -136,42 +136,41 @@ def leaderboard(records: list, check_code: bool = True) -> list:
     return rows
 
 # %% ../../nbs/89_suites.report.ipynb #f66213bd
-def score_matrix(rows: list, agent: str, tasks: list):
-    "An agent's per-seed scores as a [seeds, tasks] matrix (None if it lacks a task or the seed counts differ)."
-    by_suite = {r['suite']: r['seed_scores'] for r in rows if r['agent'] == agent}
-    if any(t not in by_suite for t in tasks) or len({len(by_suite[t]) for t in tasks}) != 1:
+def score_matrix(rows: list, agent: str, suite: str):
+    "An agent's run scores on `suite` as a [seeds, settings] matrix (None if it has no complete row there)."
+    row = next((r for r in rows if r['agent'] == agent and r['suite'] == suite), None)
+    if row is None or not row.get('setting_scores'):
         return None
-    return np.array([by_suite[t] for t in tasks], float).T
+    m = np.array([[np.nan if v is None else v for v in vs] for vs in row['setting_scores'].values()], float).T
+    return None if np.isnan(m).any() else m
 
 
-def aggregates(rows: list, reference: str = 'boot_dqn', reps: int = 2_000) -> dict:
-    """IQM and mean with stratified bootstrap intervals, and P(improvement) over `reference`, on the tasks all agents
-    share."""
-    agents = sorted({r['agent'] for r in rows})
-    counts = {}
-    for r in rows:
-        counts.setdefault(r['suite'], set()).add(len(r['seed_scores']))
-    tasks = sorted(
-        t
-        for t in counts
-        if len(counts[t]) == 1 and all(any(r['agent'] == a and r['suite'] == t for r in rows) for a in agents)
-    )
+def suite_aggregates(rows: list, suite: str, reference: str = 'boot_dqn', reps: int = 2_000) -> dict:
+    """IQM and mean with stratified bootstrap intervals, and P(improvement) over `reference`, of every agent with a
+    complete row on `suite` (its settings the tasks, its seeds the runs)."""
+    mine = [r for r in rows if r['suite'] == suite]
+    tasks = list(next((r['setting_scores'] for r in mine if r.get('setting_scores')), {}))
     out = dict(tasks=tasks, reference=reference, agents={})
-    ref = score_matrix(rows, reference, tasks) if tasks else None
-    for a in agents:
-        m = score_matrix(rows, a, tasks) if tasks else None
+    ref = score_matrix(rows, reference, suite)
+    for a in sorted({r['agent'] for r in mine}):
+        m = score_matrix(rows, a, suite)
         if m is None:
             continue
         entry = dict(
             iqm=list(stats.stratified_bootstrap(m, stats.iqm, reps)),
             mean=list(stats.stratified_bootstrap(m, stats.mean_score, reps)),
         )
-        if ref is not None and a != reference:
+        if ref is not None and a != reference and ref.shape == m.shape:
             entry['p_improvement'] = list(
                 stats.stratified_bootstrap((m, ref), stats.average_probability_of_improvement, reps)
             )
         out['agents'][a] = entry
     return out
+
+
+def aggregates(rows: list, reference: str = 'boot_dqn', reps: int = 2_000) -> dict:
+    "`suite_aggregates` of every suite in the rows: {suite: its aggregates}."
+    return {s: suite_aggregates(rows, s, reference, reps) for s in sorted({r['suite'] for r in rows})}
 
 # %% ../../nbs/89_suites.report.ipynb #8fc08a6b
 def _solve_interactions(r):
@@ -469,22 +468,24 @@ def table_markdown(rows: list) -> str:
 
 
 def aggregates_markdown(agg: dict) -> str:
-    "The aggregates as Markdown."
-    if not agg['agents']:
-        return ''
-    lines = [
-        f"Aggregates over {', '.join(agg['tasks'])} (rliable's style: stratified bootstrap, 95% intervals):",
-        '',
-        f"| agent | IQM | mean | P(improves on {agg['reference']}) |",
-        '|---|---|---|---|',
-    ]
+    "The aggregates as Markdown: a table per suite."
+    lines = []
     cell = lambda e: f'{e[0]:.2f} [{e[1]:.2f}, {e[2]:.2f}]'
-    for a, e in sorted(agg['agents'].items(), key=lambda kv: -kv[1]['iqm'][0]):
-        lines.append(
-            f"| {a} | {cell(e['iqm'])} | {cell(e['mean'])} "
-            f"| {cell(e['p_improvement']) if 'p_improvement' in e else '-'} |"
-        )
-    return '\n'.join(lines) + '\n'
+    for suite, a in agg.items():
+        if not a['agents']:
+            continue
+        lines += [
+            f"Aggregates on {suite}, its settings ({', '.join(a['tasks'])}) x seeds, each run's own score "
+            "(rliable's style: stratified bootstrap, 95% intervals):",
+            '',
+            f"| agent | IQM | mean | P(improves on {a['reference']}) |",
+            '|---|---|---|---|',
+        ]
+        for name, e in sorted(a['agents'].items(), key=lambda kv: (-kv[1]['iqm'][0], -kv[1]['mean'][0], kv[0])):
+            better = cell(e['p_improvement']) if 'p_improvement' in e else '-'
+            lines.append(f"| {name} | {cell(e['iqm'])} | {cell(e['mean'])} | {better} |")
+        lines.append('')
+    return '\n'.join(lines)
 
 
 def medians_line(result: dict, c: dict) -> str:
@@ -574,8 +575,8 @@ def report(out) -> list:
         + claims_markdown(results),
     )
     plot_leaderboard(rows, Path(out) / 'leaderboard.png')  # optional, so after the tables
-    if agg['agents']:
-        plot_profiles(rows, agg['tasks'], Path(out) / 'profiles.png')
+    if any(a['agents'] for a in agg.values()):
+        plot_profiles(rows, agg, Path(out) / 'profiles.png')
     else:  # a figure left by an earlier report would stand for aggregates this store does not have
         (Path(out) / 'profiles.png').unlink(missing_ok=True)
     for result in results:
@@ -715,26 +716,23 @@ def plot_leaderboard(rows: list, path=None):
     return fig
 
 
-def plot_profiles(rows: list, tasks: list, path=None):
-    "Performance profiles (Agarwal et al. 2021, Fig. 5): the fraction of runs x tasks above each score, with 95% bands."
+def plot_profiles(rows: list, agg: dict, path=None):
+    """Performance profiles (Agarwal et al. 2021, Fig. 5), a panel per suite of `aggregates`: the fraction of runs x
+    settings above each score, with 95% bands."""
     import matplotlib.pyplot as plt
 
     taus = np.linspace(0, 1, 51)
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for agent in sorted({r['agent'] for r in rows}):
-        m = score_matrix(rows, agent, tasks)
-        if m is None:
-            continue
-        profile, lo, hi = stats.performance_profile(m, taus)
-        ax.plot(taus, profile, label=agent)
-        ax.fill_between(taus, lo, hi, alpha=0.15)
-    ax.set(
-        xlabel='score τ',
-        ylabel='fraction of runs with score > τ',
-        title=f"performance profiles ({', '.join(tasks)})",
-        ylim=(0, 1.02),
-    )
-    ax.legend(fontsize=6, ncol=2)
+    shown = [s for s, a in agg.items() if a['agents']]
+    fig, axes = plt.subplots(1, len(shown), figsize=(4.2 * len(shown), 3.6), squeeze=False)
+    for ax, suite in zip(axes[0], shown):
+        for i, agent in enumerate(sorted(agg[suite]['agents'])):
+            profile, lo, hi = stats.performance_profile(score_matrix(rows, agent, suite), taus)
+            color, style = plt.cm.tab20(i % 20), ('-', '--', ':')[i // 10 % 3]  # up to 15 agents told apart
+            ax.plot(taus, profile, label=agent, color=color, linestyle=style)
+            ax.fill_between(taus, lo, hi, alpha=0.1, color=color)
+        ax.set(xlabel='score τ', title=f'{suite} (settings x seeds)', ylim=(0, 1.02))
+        ax.legend(fontsize=6, ncol=2)
+    axes[0][0].set_ylabel('fraction of runs with score > τ')
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=100)
