@@ -199,7 +199,7 @@ class Claim:
     strata: str  # the setting's field the test stratifies by
     stop_early: bool = True  # stop a call once every run's metric is decided (else play every episode)
     alpha: float = 0.05
-    effect: Mapping = field(default_factory=dict)  # the paper's effect, as the power calculation reads it
+    effect: Mapping = field(default_factory=dict)  # the paper's effect for the power: {'speedup': r or {rival: r}}
     notes: str = ''  # decisions the paper leaves open, and their reasons
     reported: str = ''  # the paper's own result for it, quoted with where it is
     scale: str = 'reduced'  # 'paper': the paper's sizes, budget and networks; 'reduced': a smaller design

@@ -13,6 +13,7 @@ __all__ = ['METRICS', 'Z80', 'VERDICTS', 'COMMITTED_CLAIMS', 'COMMITTED_ORACLES'
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -213,9 +214,10 @@ def _strata(rs: list, field: str) -> np.ndarray:
     return np.array([r['setting'][field] for r in rs])
 
 
-def compare(claim: Claim, method: list, rival: list, family: int = 1) -> dict:
+def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_label: str | None = None) -> dict:
     """One comparison of `claim`: the method's records against one rival's, as the claim declares it. Its power is
-    computed at the level a verdict is sure to meet among `family` comparisons under Holm: `claim.alpha / family`."""
+    computed at the level a verdict is sure to meet among `family` comparisons under Holm: `claim.alpha / family`; the
+    paper's effect is the claim's, or its effect against `rival_label` where it declares one per rival."""
     metric, alpha = METRICS[claim.metric], claim.alpha / family
     if claim.test == 'cmh':
         levels = sorted({r['setting'][claim.strata] for r in method + rival})
@@ -255,6 +257,7 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1) -> dict:
             [max(scale(r) for r in rival if r['setting'][claim.strata] == v) for v in np.unique(sb)], float
         )
         paper, informative = claim.effect.get('speedup'), bool(eb.any())  # a rival that never gets there: no model
+        paper = paper.get(rival_label) if isinstance(paper, Mapping) else paper
         speedup = (
             stats.smallest_detectable_speedup(tb, eb, sb, budgets=budgets, alpha=alpha / 2) if informative else None
         )
@@ -363,7 +366,7 @@ def check_claim(records: list, claim: Claim, check_code: bool = True, family: in
     out['stale'] = stale_arms(claim, by_arm) if check_code else []
     configs = {label: json.loads(rs[0]['config']) for label, rs in by_arm.items()}
     for rival in claim.rivals:
-        c = compare(claim, by_arm[claim.method.label], by_arm[rival.label], family)
+        c = compare(claim, by_arm[claim.method.label], by_arm[rival.label], family, rival.label)
         out['comparisons'].append(
             dict(c, rival=rival.label, differs=config_difference(configs[claim.method.label], configs[rival.label]))
         )
