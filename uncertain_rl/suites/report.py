@@ -611,9 +611,10 @@ def _ours(result: dict | None) -> str:
         return f"not yet run ({result['missing']} runs missing; {result['device']})"
     c = result['comparisons'][0]
     stale = ' (stale code)' if result.get('stale') else ''
+    holm = p_text(c, 'p_holm', 2)
     return (
         f"{result['verdict']}{stale}: {c['method_has']} against {c['rival']} {c['rival_has']}, "
-        f"Holm p = {p_text(c, 'p_holm', 2)}"
+        f"Holm p {holm if holm.startswith('≤') else '= ' + holm}"
     )
 
 
