@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from uncertain_rl.suites import report, store
-from uncertain_rl.suites.core import claims, suites
+from uncertain_rl.suites.core import claims, setting_key, suites
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [
@@ -232,15 +232,15 @@ def test_the_committed_claims_ran_their_declared_designs():
         if not mine:
             continue  # nothing stored: nothing to check (a gpu claim, say)
         design = store.claim_design(claim)
-        declared = {(json.dumps(s, sort_keys=True), seed) for s, seed in claim.runs}
+        declared = {(setting_key(s), seed) for s, seed in claim.runs}
         for arm in claim.arms:
             configs = {
-                json.dumps(run.setting, sort_keys=True): store.config_json(config)
+                setting_key(run.setting): store.config_json(config)
                 for runs, config in store.arm_calls(design, arm)
                 for run in runs
             }
             for r in (r for r in mine if r['arm'] == arm.label):
-                setting = json.dumps(r['setting'], sort_keys=True)
+                setting = setting_key(r['setting'])
                 assert (setting, r['seed']) in declared, (name, arm.label, setting, r['seed'])
                 assert r['config'] == configs[setting] and r['budget'] == claim.budget(r['setting']), (name, arm.label)
                 assert r['stop_early'] == claim.stop_early
@@ -349,12 +349,12 @@ def test_the_committed_main_table_ran_each_agents_registered_default():
     for (suite_name, agent), rs in sorted(by_row.items()):
         (design,) = store.table_designs([agent], suite_name, 'cpu')
         declared = {
-            json.dumps(run.setting, sort_keys=True): (store.config_json(config), run.budget)
+            setting_key(run.setting): (store.config_json(config), run.budget)
             for runs, config in store.arm_calls(design, design.arms[0])
             for run in runs
         }
         for r in (r for r in rs if report.is_current(r, suite_name)):
-            setting = json.dumps(r['setting'], sort_keys=True)
+            setting = setting_key(r['setting'])
             assert (r['config'], r['budget']) == declared[setting], (agent, suite_name, setting)
             checked += 1
     assert checked >= 300

@@ -143,9 +143,7 @@ def deep_sea_summary(records: list, seeds: list) -> dict:
     ]
     return dict(
         seed_scores=seed_scores,
-        setting_scores={
-            f'N = {n}': [float(np.mean(beats(s, n))) if beats(s, n) else None for s in seeds] for n in sizes
-        },
+        setting_scores={f'N = {n}': [float(np.mean(b)) if (b := beats(s, n)) else None for s in seeds] for n in sizes},
         sizes=sizes,
         solved={n: [int(sum(v)), len(v)] for n, v in solved.items()},
         largest_solved=max(half) if half else None,

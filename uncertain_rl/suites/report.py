@@ -216,6 +216,12 @@ def _strata(rs: list, field: str) -> np.ndarray:
     return np.array([r['setting'][field] for r in rs])
 
 
+def _stratum_medians(ta, ea, sa, tb, eb, sb) -> dict:
+    "Each of the method's strata: the Kaplan-Meier medians of method and rival (None: not reached)."
+    km = lambda t, e, s, v: finite(stats.km_median(t[s == v], e[s == v]))
+    return {str(v): [km(ta, ea, sa, v), km(tb, eb, sb, v)] for v in np.unique(sa)}
+
+
 def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_label: str | None = None) -> dict:
     """One comparison of `claim`: the method's records against one rival's, as the claim declares it. Its power is
     computed at the level a verdict is sure to meet among `family` comparisons under Holm: `claim.alpha / family`; the
@@ -252,8 +258,7 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
         sooner = stats.probability_of_improvement(
             stats.unsolved_inf(ta, ea), stats.unsolved_inf(tb, eb), lower_is_better=True
         )
-        km = lambda t, e, s, v: finite(stats.km_median(t[s == v], e[s == v]))
-        medians = {str(v): [km(ta, ea, sa, v), km(tb, eb, sb, v)] for v in np.unique(sa)}
+        medians = _stratum_medians(ta, ea, sa, tb, eb, sb)
         scale = lambda r: r['budget'] * (r['setting']['size'] if claim.metric == 'interactions_to_solve' else 1)
         budgets = np.array(
             [max(scale(r) for r in rival if r['setting'][claim.strata] == v) for v in np.unique(sb)], float
@@ -292,7 +297,6 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
 
     d = stats.slope_difference(sa, ta, ea, sb, tb, eb)
     se = (d.hi - d.lo) / (2 * 1.959963984540054)
-    km = lambda t, e, s, v: finite(stats.km_median(t[s == v], e[s == v]))
     return dict(
         p=slope_bootstrap_p(sa, ta, ea, sb, tb, eb, reps=SLOPE_REPS),
         p_floor=2 / SLOPE_REPS,
@@ -300,7 +304,7 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
         estimate=finite(d.estimate),
         interval=[finite(d.lo), finite(d.hi)],
         direction=-np.sign(d.estimate),
-        medians={str(v): [km(ta, ea, sa, v), km(tb, eb, sb, v)] for v in np.unique(sa)},
+        medians=_stratum_medians(ta, ea, sa, tb, eb, sb),
         method_slope=stats.scaling_slope(sa, ta, ea).estimate,
         rival_slope=stats.scaling_slope(sb, tb, eb).estimate,
         method_has=f'{ea.sum()}/{len(ea)} rewarded',
