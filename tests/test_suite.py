@@ -284,6 +284,15 @@ def test_each_committed_sweep_lies_in_one_bsuite_folder_per_seed():
         restore()
 
 
+def test_every_committed_csv_is_named_by_a_record():
+    """bsuite's analysis reads every CSV in a sweep's folder, so a log that no record names (a merge that copied the
+    log of a record the store already held, a run killed mid-call) would be scored as a run of that agent. Every CSV
+    under the committed store is the log of one of its records, and every record's log is there."""
+    named = {r['csv'] for r in store.load_records(COMMITTED) if r['csv']}
+    files = {str(p.relative_to(COMMITTED)) for p in COMMITTED.rglob('*.csv')}
+    assert files == named, (sorted(files - named)[:5], sorted(named - files)[:5])
+
+
 def without_timings(x):
     "A report's JSON without what depends on the machine's load: seconds and hardware."
     if isinstance(x, dict):

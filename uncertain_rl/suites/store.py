@@ -983,7 +983,11 @@ def merge(out, sources, missing_logs: str = 'error') -> int:
         loaded.append((source, records))
     con = open_store(out)
     try:
+        have = set(con.execute(f"SELECT {', '.join(KEYED)} FROM records"))
         for source, records in loaded:
+            # a record the store holds already keeps its own log: copying this one's would leave a file no record names
+            records = [r for r in records if tuple(r[c] for c in KEYED) not in have]
+            have |= {tuple(r[c] for c in KEYED) for r in records}
             for r in records:
                 if r['csv'] is None:
                     continue
