@@ -52,11 +52,18 @@ def one_computation(records: list) -> tuple:
     return [r for r in best if id(r) in kept], len(records) - len(kept)
 
 
-def mean_interval(x, reps: int = 2_000, seed: int = 0) -> list:
-    "The mean of `x` and its 95% percentile bootstrap interval (resampling the seeds)."
+def mean_interval(x, low: float = 0.0, high: float = 1.0) -> list:
+    """The mean of the seeds' scores `x` and its 95% Student t interval, clipped to the scores' range [`low`, `high`]
+    (bsuite's scores lie in [0, 1]). Not a percentile bootstrap: a row has 4 to 10 seeds, and the bootstrap of 4 values
+    (35 distinct resamples) covers the mean far less often than 95% (see the check below)."""
+    from scipy import stats as sps
+
     x = np.asarray(x, float)
-    means = np.random.default_rng(seed).choice(x, (reps, len(x))).mean(1)
-    return [float(x.mean()), *stats.percentile_interval(means)]
+    mean, se = float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+    if se == 0.0:
+        return [mean, mean, mean]  # every seed scored the same: no spread to build an interval from
+    lo, hi = sps.t.interval(0.95, len(x) - 1, loc=mean, scale=se)
+    return [mean, float(max(lo, low)), float(min(hi, high))]
 
 
 def current_code(agent: str, suite_name: str, setting: dict) -> str:
@@ -342,11 +349,13 @@ def stale_arms(claim: Claim, by_arm: dict) -> list:
     ]
 
 
-def check_claim(records: list, claim: Claim, check_code: bool = True, family: int = 1) -> dict:
+def check_claim(
+    records: list, claim: Claim, check_code: bool = True, family: int = 1, by_arm: dict | None = None
+) -> dict:
     """A claim's design, each comparison's test, effect and power (at `claim.alpha / family`; verdicts come with
     Holm's correction over the `family` of comparisons, `check_claims`), and (`check_code`) which arms were computed by
-    code this checkout has changed since."""
-    by_arm = claim_runs(records, claim)
+    code this checkout has changed since. `by_arm`: the claim's `claim_runs`, where the caller has them already."""
+    by_arm = claim_runs(records, claim) if by_arm is None else by_arm
     out = dict(
         claim=claim.name,
         title=claim.title,
@@ -388,8 +397,9 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
     """Every claim (`declared`, default: all) checked, its comparisons' p adjusted by Holm over all of them, and
     verdicts."""
     declared = claims() if declared is None else declared
-    family = sum(len(c.rivals) for c in declared.values() if not missing_runs(c, claim_runs(records, c)))
-    results = [check_claim(records, c, check_code, max(family, 1)) for c in declared.values()]
+    runs = {name: claim_runs(records, c) for name, c in declared.items()}
+    family = sum(len(c.rivals) for name, c in declared.items() if not missing_runs(c, runs[name]))
+    results = [check_claim(records, c, check_code, max(family, 1), runs[name]) for name, c in declared.items()]
     comparisons = [c for r in results for c in r['comparisons']]
     for c, adjusted in zip(comparisons, stats.holm([c['p'] for c in comparisons])):
         c['p_holm'] = float(adjusted)
@@ -441,7 +451,7 @@ def table_markdown(rows: list) -> str:
             '',
             f"Profile {profile}: {described}. Budget: at most {', '.join(f'{b:,}' for b in budgets)} episodes a "
             "run" + (" (below bsuite's: the profile's scores, lower bounds of bsuite's)" if capped else '') + ". "
-            "Score: bsuite's, per seed; mean with a 95% bootstrap interval over seeds.",
+            "Score: bsuite's, per seed; mean with a 95% Student t interval over seeds (clipped to [0, 1]).",
             '',
             '| agent | configuration | seeds | score | 95% interval | largest N solved | compute (s) |',
             '|---|---|---:|---:|---|---:|---:|',
