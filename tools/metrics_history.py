@@ -1,0 +1,75 @@
+"""Whether the code that scores a suite's runs changed over the commits that could have written a store.
+
+`python tools/metrics_history.py [FIRST_COMMIT]` prints, for FIRST_COMMIT (default: the one that made `suites` a
+subpackage) and every later commit that touched `uncertain_rl/`, the fingerprint of each suite's `metrics` (the function
+a record's `metrics` come from), computed by this checkout's `store.code_fingerprint` on that commit's package, and
+marks the commits where one changed. A record's key covers the agent's and environment's code, not the metric code: a
+change here, after a record was written, would leave its metrics computed by other code. A suite's `metrics` is a
+lambda, whose source `inspect` reads as the lines around it, so a change of formatting there changes the fingerprint
+without changing what it computes: read the diff of a marked commit before calling it a change.
+"""
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRST = '7d1d044a7'  # `suites` became a subpackage: no store of this layout is older
+
+PROBE = r'''
+import ast, inspect, json, sys, types
+tree = ast.parse(open(sys.argv[1]).read())
+keep = {'_without_docstrings', '_syntax', '_constant', '_ours', '_referenced', '_process_state', 'code_fingerprint',
+        'digest'}
+body = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) and not getattr(n, 'level', 0)]
+body += [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in keep]
+fp = types.ModuleType('fp')
+exec(compile(ast.Module(body, []), 'fp', 'exec'), fp.__dict__)
+from uncertain_rl.suites.core import suites
+
+def metrics_fingerprint(suite):
+    cells = [c.cell_contents for c in (suite.metrics.__closure__ or ())]
+    code = [c for c in cells if inspect.isfunction(c) or inspect.isclass(c)]
+    return fp.digest(fp.code_fingerprint(suite.metrics, *code), *[fp._constant(c) for c in cells if c not in code])
+
+print(json.dumps({name: metrics_fingerprint(s) for name, s in sorted(suites().items())}))
+'''
+
+
+def fingerprints(commit: str) -> dict:
+    "Each suite's metrics fingerprint at `commit` (its package unpacked apart, imported in a fresh interpreter)."
+    with tempfile.TemporaryDirectory() as d:
+        archive = subprocess.run(['git', 'archive', commit, 'uncertain_rl'], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(['tar', '-x', '-C', d], input=archive.stdout, check=True)
+        out = subprocess.run(
+            [sys.executable, '-c', PROBE, str(ROOT / 'uncertain_rl' / 'suites' / 'store.py')],
+            env={'PYTHONPATH': d, 'PATH': '/usr/bin:/bin', 'JAX_PLATFORMS': 'cpu'},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    first = (argv if argv is not None else sys.argv[1:]) or [FIRST]
+    commits = subprocess.run(
+        ['git', 'rev-list', '--reverse', f'{first[0]}^..HEAD', '--', 'uncertain_rl/'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    before = None
+    for c in commits:
+        now = fingerprints(c)
+        changed = [k for k in now if before is not None and before.get(k) != now[k]]
+        print(c[:10], json.dumps(now), f"changed: {', '.join(changed)}" if changed else '')
+        before = now
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
