@@ -3,10 +3,11 @@
 `python tools/metrics_history.py [FIRST_COMMIT]` prints, for FIRST_COMMIT (default: the one that made `suites` a
 subpackage) and every later commit that touched `uncertain_rl/`, the fingerprint of each suite's `metrics` (the function
 a record's `metrics` come from), computed by this checkout's `store.code_fingerprint` on that commit's package, and
-marks the commits where one changed. A record's key covers the agent's and environment's code, not the metric code: a
-change here, after a record was written, would leave its metrics computed by other code. A suite's `metrics` is a
-lambda, whose source `inspect` reads as the lines around it, so a change of formatting there changes the fingerprint
-without changing what it computes: read the diff of a marked commit before calling it a change.
+marks the commits where one changed. Until 70b2f33 a record's key covered the agent's and environment's code, not the
+metric code, and a suite's `metrics` was a lambda, whose source `inspect` reads as the lines around it (a change of
+formatting there changes the fingerprint without changing what it computes: read the diff of a marked commit before
+calling it a change). Since, `metrics` is a named function whose fingerprint (`store.metrics_fingerprint`, printed
+here for those commits) is in the key; `tools/migrate_metrics_code.py` uses this history to key older stores.
 """
 
 import json
@@ -30,6 +31,8 @@ exec(compile(ast.Module(body, []), 'fp', 'exec'), fp.__dict__)
 from uncertain_rl.suites.core import suites
 
 def metrics_fingerprint(suite):
+    if suite.metrics.__name__ != '<lambda>' and not suite.metrics.__closure__:
+        return fp.code_fingerprint(suite.metrics)  # a named function: `store.metrics_fingerprint`, as the key has it
     cells = [c.cell_contents for c in (suite.metrics.__closure__ or ())]
     code = [c for c in cells if inspect.isfunction(c) or inspect.isclass(c)]
     return fp.digest(fp.code_fingerprint(suite.metrics, *code), *[fp._constant(c) for c in cells if c not in code])

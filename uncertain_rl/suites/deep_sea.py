@@ -9,7 +9,7 @@ __all__ = ['DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'DEEP_SEA
            'PE_DQN_PAPER_CLAIM', 'E_AZ_TABULAR_PAPER', 'E_AZ_LEARNED_PAPER', 'CLAIMS', 'DeepSeaRule', 'DeepSeaSolution',
            'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided',
            'deep_sea_metrics', 'deep_sea_experiment', 'deep_sea_run_params', 'solve_episodes', 'deep_sea_summary',
-           'interactions_budget', 'at_paper_scale']
+           'deep_sea_record_metrics', 'stochastic_record_metrics', 'interactions_budget', 'at_paper_scale']
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #4616e24d
 from typing import NamedTuple
@@ -156,7 +156,17 @@ DEEP_SEA_SIZES = tuple(range(10, 51, 2))
 DEEP_SEA_EPISODES = 10_000  # bsuite's episodes of every Deep Sea run
 
 
-def _deep_sea_suite(name: str, rule: DeepSeaRule, description: str) -> Suite:
+def deep_sea_record_metrics(setting: dict, logs: dict, run: int, played: int) -> dict:
+    "What a record of Deep Sea keeps of run `run` of a call's `logs`, scored by bsuite's deterministic rule."
+    return deep_sea_metrics(logs, run, played, setting['size'], DEEP_SEA_RULE)
+
+
+def stochastic_record_metrics(setting: dict, logs: dict, run: int, played: int) -> dict:
+    "What a record of stochastic Deep Sea keeps of run `run` of a call's `logs`, scored by its rule."
+    return deep_sea_metrics(logs, run, played, setting['size'], STOCHASTIC_RULE)
+
+
+def _deep_sea_suite(name: str, rule: DeepSeaRule, metrics, description: str) -> Suite:
     return Suite(
         name,
         name,
@@ -164,7 +174,7 @@ def _deep_sea_suite(name: str, rule: DeepSeaRule, description: str) -> Suite:
         DEEP_SEA_EPISODES,
         lambda s: deep_sea_budget(s['size'], DEEP_SEA_EPISODES),
         deep_sea_experiment(rule),
-        lambda setting, logs, run, played: deep_sea_metrics(logs, run, played, setting['size'], rule),
+        metrics,
         deep_sea_summary,
         traced=('mapping_seed',),
         run_params=deep_sea_run_params,
@@ -176,11 +186,13 @@ SUITES = (
     _deep_sea_suite(
         'deep_sea',
         DEEP_SEA_RULE,
+        deep_sea_record_metrics,
         "bsuite's Deep Sea: N = 10, 12, ..., 50, solved when the running fraction of bad episodes falls below 0.9",
     ),
     _deep_sea_suite(
         'deep_sea_stochastic',
         STOCHASTIC_RULE,
+        stochastic_record_metrics,
         "bsuite's stochastic Deep Sea (slips, noisy treasure): below 0.8, from episode 100",
     ),
 )

@@ -30,19 +30,20 @@ def finite(x):
 
 
 def one_computation(records: list) -> tuple:
-    """The records of the most-run computation (code, jax) among `records`, and how many records were left out; code
-    that replaced other code without changing behaviour is the same code (`store.same_code`). Between computations
-    with as many records, the newest (the latest `finished`): a complete rerun by changed code replaces the stale runs
-    it repeats. Within it, one configuration per setting (the most-run, then the newest). A configuration may differ
-    between settings, where the agent derives part of it from what the environment declares (PE-DQN's C51 support
-    from cartpole_noise's return range, which grows with the noise scale), but never within one."""
+    """The records of the most-run computation (code, jax, metrics code) among `records`, and how many records were
+    left out; code that replaced other code without changing behaviour is the same code (`store.same_code`). Between
+    computations with as many records, the newest (the latest `finished`): a complete rerun by changed code replaces
+    the stale runs it repeats. Within it, one configuration per setting (the most-run, then the newest). A
+    configuration may differ between settings, where the agent derives part of it from what the environment declares
+    (PE-DQN's C51 support from cartpole_noise's return range, which grows with the noise scale), but never within
+    one."""
     from uncertain_rl.suites.store import same_code
 
     groups, family = {}, {}  # code shown to compute the same (`same_code`) counts as one computation
     for r in records:
         if r['code'] not in family:
             family[r['code']] = min(same_code(r['code']))
-        groups.setdefault((family[r['code']], r['jax'], r['jaxlib']), []).append(r)
+        groups.setdefault((family[r['code']], r['jax'], r['jaxlib'], r.get('metrics_code')), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
     by_setting = {}
@@ -77,10 +78,11 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
 
 def is_current(record: dict, suite_name: str) -> bool:
     """Whether this checkout would compute `record` with the same code: its fingerprint, or one it replaced
-    (`same_code`)."""
-    from uncertain_rl.suites.store import same_code
+    (`same_code`), and the suite's scoring of runs as it is now (`store.metrics_fingerprint`)."""
+    from uncertain_rl.suites.store import metrics_fingerprint, same_code
 
-    return record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
+    scored = record.get('metrics_code') == metrics_fingerprint(suites()[suite_name])
+    return scored and record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
 
 
 def expected_runs(profile: str, suite_name: str) -> int | None:

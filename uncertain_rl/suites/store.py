@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['COMPUTING', 'PROVENANCE', 'EQUIVALENT_CODE', 'STORE_FILE', 'CHECKPOINTS_DIR', 'RECORD_COLUMNS', 'KEYED',
            'HEARTBEAT_SECONDS', 'LEASE_EXPIRY_SECONDS', 'REPLICA_STRIDE', 'BSUITE_PREFIX', 'BSUITE_COLUMNS',
-           'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'versions', 'git_commit',
-           'equivalent_code', 'same_code', 'digest', 'config_json', 'open_store', 'check_columns', 'insert_records',
-           'stored', 'read_store', 'load_records', 'lease_owner', 'owner_alive', 'expired', 'lease', 'release',
-           'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part', 'arm_calls',
-           'bsuite_csv', 'csv_path', 'call_records', 'stored_as', 'call_records_of', 'device_versions', 'train_call',
-           'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run',
+           'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'metrics_fingerprint', 'versions',
+           'git_commit', 'equivalent_code', 'same_code', 'digest', 'config_json', 'open_store', 'check_columns',
+           'insert_records', 'stored', 'read_store', 'load_records', 'lease_owner', 'owner_alive', 'expired', 'lease',
+           'release', 'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part',
+           'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'stored_as', 'call_records_of', 'device_versions',
+           'train_call', 'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run',
            'claim_names', 'run_claims', 'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside',
            'merge', 'ShardJob', 'shard_store', 'submit']
 
@@ -159,6 +159,16 @@ def run_fingerprint(agent: str, env) -> str:
     return _FINGERPRINTS[agent, type(env)]
 
 
+_METRICS_FINGERPRINTS = {}  # suite's metrics function -> fingerprint, hashed once a process
+
+
+def metrics_fingerprint(suite) -> str:
+    "The fingerprint of the code that computes what a record of `suite` keeps of its run (`suite.metrics`)."
+    if suite.metrics not in _METRICS_FINGERPRINTS:
+        _METRICS_FINGERPRINTS[suite.metrics] = code_fingerprint(suite.metrics)
+    return _METRICS_FINGERPRINTS[suite.metrics]
+
+
 COMPUTING = ('jax', 'jaxlib')  # versions in the key
 PROVENANCE = ('uncertain_rl', 'flax', 'optax', 'mctx', 'gymnax', 'numpy', 'chex')  # versions kept beside it
 
@@ -237,6 +247,7 @@ RECORD_COLUMNS = (
     'code',
     'jax',
     'jaxlib',
+    'metrics_code',
     'versions',
     'git_commit',
     'status',
@@ -289,6 +300,11 @@ def check_columns(con: sqlite3.Connection, path) -> None:
     "A store's records table must have every column a record has: a `ValueError` naming the file otherwise."
     have = {row[1] for row in con.execute('PRAGMA table_info(records)')}
     missing = [c for c in RECORD_COLUMNS if c not in have]
+    if missing == ['metrics_code']:
+        raise ValueError(
+            f"{str(path)!r} was written before records were keyed by their metrics code: migrate it with "
+            "`python tools/migrate_metrics_code.py` in a checkout of the repository"
+        )
     if missing:
         raise ValueError(f"{str(path)!r} is not a results store of this version (no column {missing[0]!r})")
 
@@ -574,6 +590,7 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
     "The records-to-be of one call: every field but the results."
     config_text = config_json(config)
     config_hash = digest(config_text)
+    scoring = metrics_fingerprint(design.suite)
     base = dict(
         design=design.name,
         arm=arm.label,
@@ -585,6 +602,7 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
         code=code,
         jax=computing['jax'],
         jaxlib=computing['jaxlib'],
+        metrics_code=scoring,
         status='done',
     )
     return [
@@ -601,6 +619,7 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
                 code,
                 computing['jax'],
                 computing['jaxlib'],
+                scoring,
             ),
             setting_index=r.index,
             setting=setting_key(r.setting),
