@@ -369,19 +369,17 @@ def test_the_committed_main_table_ran_each_agents_registered_default():
     assert checked >= 300
 
 
-def test_every_committed_record_was_scored_by_this_checkouts_metrics_code():
-    """A record's key covers the code that scored it (its suite's `metrics`): a change to a suite's scoring must rerun
-    its records or show that it computes the same, never leave records scored the old way counted as current."""
-    now = {name: store.metrics_fingerprint(s) for name, s in suites().items()}
-    stale = {
-        (r['suite'], r['metrics_code']) for r in store.load_records(COMMITTED) if r['metrics_code'] != now[r['suite']]
-    }
+def test_every_committed_record_was_computed_by_this_checkouts_suite_code():
+    """A record's key covers its suite's code (how a run is set up, stopped and scored): a change to it must rerun the
+    suite's records or show that it computes the same, never leave records computed the old way counted as current."""
+    now = {name: store.suite_fingerprint(s) for name, s in suites().items()}
+    stale = {(r['suite'], r['suite_code']) for r in store.load_records(COMMITTED) if r['suite_code'] != now[r['suite']]}
     assert not stale, stale
 
 
 def _old_format_store(out: Path, rows: list) -> None:
-    "A store as written before records were keyed by their metrics code (no column `metrics_code`)."
-    columns = [c for c in store.RECORD_COLUMNS if c != 'metrics_code']
+    "A store as written before records were keyed by their suite's code (no column `suite_code`)."
+    columns = [c for c in store.RECORD_COLUMNS if c != 'suite_code']
     con = sqlite3.connect(out / store.STORE_FILE)
     con.execute(f"CREATE TABLE records ({', '.join(columns)}, PRIMARY KEY ({', '.join(store.KEYED)}))")
     con.execute('CREATE TABLE leases (key TEXT PRIMARY KEY, owner TEXT, since TEXT)')
@@ -394,11 +392,11 @@ def _old_format_store(out: Path, rows: list) -> None:
 
 
 def test_migrating_an_old_store_keys_its_records_as_the_runner_does(tmp_path):
-    """`tools/migrate_metrics_code.py` gives a record of an older store the key the runner computes for the same run
-    now (so the runner finds it and does not train it again), only where the record's commit scored runs with code
+    """`tools/migrate_suite_code.py` gives a record of an older store the key the runner computes for the same run
+    now (so the runner finds it and does not train it again), only where the record's commit ran the suite's code
     shown to compute the same; it checks each old key against the record's own columns first."""
     sys.path.insert(0, str(ROOT / 'tools'))
-    import migrate_metrics_code as mig
+    import migrate_suite_code as mig
 
     from uncertain_rl.suites.core import Arm
 
@@ -408,16 +406,16 @@ def test_migrating_an_old_store_keys_its_records_as_the_runner_does(tmp_path):
     now = store.call_records(design, design.arms[0], [run], {'lr': 0.001}, 'code-1', {'jax': 'j', 'jaxlib': 'k'})[0]
     old_key = store.digest('dqn', now['config_hash'], 'deep_sea', run.setting, 0, 150, True, 'code-1', 'j', 'k')
     old = {c: None for c in store.RECORD_COLUMNS}
-    old.update({k: v for k, v in now.items() if k != 'metrics_code'})
+    old.update({k: v for k, v in now.items() if k != 'suite_code'})
     old.update(key=old_key, git_commit='c0', metrics='{"solved": true}', versions='{}')
     scored_then = {'c0': {'deep_sea': next(iter(mig.EQUIVALENT['deep_sea']))}}
     (tmp_path / 'a').mkdir()
     _old_format_store(tmp_path / 'a', [old])
-    with pytest.raises(ValueError, match='migrate_metrics_code'):
+    with pytest.raises(ValueError, match='migrate_suite_code'):
         store.load_records(tmp_path / 'a')
     assert mig.migrate(tmp_path / 'a', history=lambda commits: scored_then) == 1
     (r,) = store.load_records(tmp_path / 'a')
-    assert (r['key'], r['metrics_code']) == (now['key'], now['metrics_code']) and now['key'] != old_key
+    assert (r['key'], r['suite_code']) == (now['key'], now['suite_code']) and now['key'] != old_key
     con = store.open_store(tmp_path / 'a')
     assert list(store.stored(con, [now['key']])) == [now['key']]
     con.close()
@@ -425,12 +423,26 @@ def test_migrating_an_old_store_keys_its_records_as_the_runner_does(tmp_path):
 
     for name, bad, history in [
         ('b', dict(old, budget=151), scored_then),  # a key that is not its columns' key
-        ('c', old, {'c0': {'deep_sea': 'scored-otherwise'}}),  # scored by code not shown to compute the same
+        ('c', old, {'c0': {'deep_sea': 'scored-otherwise'}}),  # suite code not shown to compute the same
     ]:
         (tmp_path / name).mkdir()
         _old_format_store(tmp_path / name, [bad])
         with pytest.raises(ValueError):
             mig.migrate(tmp_path / name, history=lambda commits, h=history: h)
-        assert 'metrics_code' not in {
+        assert 'suite_code' not in {
             row[1] for row in sqlite3.connect(tmp_path / name / store.STORE_FILE).execute('PRAGMA table_info(records)')
         }  # refused before anything was written
+
+
+def test_suite_code_history_reads_each_commits_own_code():
+    """`tools/suite_code_history.py`, run from the checkout's root, fingerprints the commit's package, not the
+    checkout's (`python -c` puts the working directory first on the path): at 7d1d044 cartpole_noise's `metrics` was
+    a lambda, whose fingerprint cannot be today's named function's."""
+    if subprocess.run(['git', 'cat-file', '-e', '7d1d044a7^{commit}'], cwd=ROOT, capture_output=True).returncode:
+        pytest.skip('a checkout without the commit (shallow clone)')
+    sys.path.insert(0, str(ROOT / 'tools'))
+    import suite_code_history
+
+    then = suite_code_history.fingerprints('7d1d044a7')
+    now = {name: store.suite_fingerprint(s) for name, s in suites().items()}
+    assert set(then) == set(now) and all(then[k] != now[k] for k in now), (then, now)

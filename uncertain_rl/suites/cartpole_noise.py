@@ -62,7 +62,7 @@ def cartpole_metrics(logs: dict, run: int, played: int) -> dict:
 
 
 def cartpole_record_metrics(setting: dict, logs: dict, run: int, played: int) -> dict:
-    "A suite's `metrics` (a named function, so that its fingerprint is its own source): `cartpole_metrics`."
+    "The suite's `metrics` (a named function, so that its fingerprint is its own source): `cartpole_metrics`."
     return cartpole_metrics(logs, run, played)
 
 

@@ -9,7 +9,8 @@ __all__ = ['DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'DEEP_SEA
            'PE_DQN_PAPER_CLAIM', 'E_AZ_TABULAR_PAPER', 'E_AZ_LEARNED_PAPER', 'CLAIMS', 'DeepSeaRule', 'DeepSeaSolution',
            'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided',
            'deep_sea_metrics', 'deep_sea_experiment', 'deep_sea_run_params', 'solve_episodes', 'deep_sea_summary',
-           'deep_sea_record_metrics', 'stochastic_record_metrics', 'interactions_budget', 'at_paper_scale']
+           'deep_sea_setting_fields', 'stochastic_setting_fields', 'deep_sea_record_metrics',
+           'stochastic_record_metrics', 'interactions_budget', 'at_paper_scale']
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #4616e24d
 from typing import NamedTuple
@@ -156,6 +157,16 @@ DEEP_SEA_SIZES = tuple(range(10, 51, 2))
 DEEP_SEA_EPISODES = 10_000  # bsuite's episodes of every Deep Sea run
 
 
+def deep_sea_setting_fields(setting: dict, episodes: int, stop_early: bool) -> dict:
+    "A Deep Sea setting's `Experiment` fields, decided by bsuite's deterministic rule."
+    return deep_sea_experiment(DEEP_SEA_RULE)(setting, episodes, stop_early)
+
+
+def stochastic_setting_fields(setting: dict, episodes: int, stop_early: bool) -> dict:
+    "A stochastic Deep Sea setting's `Experiment` fields, decided by its rule."
+    return deep_sea_experiment(STOCHASTIC_RULE)(setting, episodes, stop_early)
+
+
 def deep_sea_record_metrics(setting: dict, logs: dict, run: int, played: int) -> dict:
     "What a record of Deep Sea keeps of run `run` of a call's `logs`, scored by bsuite's deterministic rule."
     return deep_sea_metrics(logs, run, played, setting['size'], DEEP_SEA_RULE)
@@ -166,14 +177,14 @@ def stochastic_record_metrics(setting: dict, logs: dict, run: int, played: int) 
     return deep_sea_metrics(logs, run, played, setting['size'], STOCHASTIC_RULE)
 
 
-def _deep_sea_suite(name: str, rule: DeepSeaRule, metrics, description: str) -> Suite:
+def _deep_sea_suite(name: str, experiment, metrics, description: str) -> Suite:
     return Suite(
         name,
         name,
         tuple({'size': n, 'mapping_seed': 42} for n in DEEP_SEA_SIZES),
         DEEP_SEA_EPISODES,
         lambda s: deep_sea_budget(s['size'], DEEP_SEA_EPISODES),
-        deep_sea_experiment(rule),
+        experiment,
         metrics,
         deep_sea_summary,
         traced=('mapping_seed',),
@@ -185,13 +196,13 @@ def _deep_sea_suite(name: str, rule: DeepSeaRule, metrics, description: str) -> 
 SUITES = (
     _deep_sea_suite(
         'deep_sea',
-        DEEP_SEA_RULE,
+        deep_sea_setting_fields,
         deep_sea_record_metrics,
         "bsuite's Deep Sea: N = 10, 12, ..., 50, solved when the running fraction of bad episodes falls below 0.9",
     ),
     _deep_sea_suite(
         'deep_sea_stochastic',
-        STOCHASTIC_RULE,
+        stochastic_setting_fields,
         stochastic_record_metrics,
         "bsuite's stochastic Deep Sea (slips, noisy treasure): below 0.8, from episode 100",
     ),

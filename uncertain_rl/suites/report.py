@@ -30,7 +30,7 @@ def finite(x):
 
 
 def one_computation(records: list) -> tuple:
-    """The records of the most-run computation (code, jax, metrics code) among `records`, and how many records were
+    """The records of the most-run computation (code, jax, suite code) among `records`, and how many records were
     left out; code that replaced other code without changing behaviour is the same code (`store.same_code`). Between
     computations with as many records, the newest (the latest `finished`): a complete rerun by changed code replaces
     the stale runs it repeats. Within it, one configuration per setting (the most-run, then the newest). A
@@ -43,7 +43,7 @@ def one_computation(records: list) -> tuple:
     for r in records:
         if r['code'] not in family:
             family[r['code']] = min(same_code(r['code']))
-        groups.setdefault((family[r['code']], r['jax'], r['jaxlib'], r.get('metrics_code')), []).append(r)
+        groups.setdefault((family[r['code']], r['jax'], r['jaxlib'], r.get('suite_code')), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
     by_setting = {}
@@ -78,11 +78,11 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
 
 def is_current(record: dict, suite_name: str) -> bool:
     """Whether this checkout would compute `record` with the same code: its fingerprint, or one it replaced
-    (`same_code`), and the suite's scoring of runs as it is now (`store.metrics_fingerprint`)."""
-    from uncertain_rl.suites.store import metrics_fingerprint, same_code
+    (`same_code`), and the suite's code as it is now (`store.suite_fingerprint`)."""
+    from uncertain_rl.suites.store import same_code, suite_fingerprint
 
-    scored = record.get('metrics_code') == metrics_fingerprint(suites()[suite_name])
-    return scored and record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
+    same_suite = record.get('suite_code') == suite_fingerprint(suites()[suite_name])
+    return same_suite and record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
 
 
 def expected_runs(profile: str, suite_name: str) -> int | None:

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['COMPUTING', 'PROVENANCE', 'EQUIVALENT_CODE', 'STORE_FILE', 'CHECKPOINTS_DIR', 'RECORD_COLUMNS', 'KEYED',
            'HEARTBEAT_SECONDS', 'LEASE_EXPIRY_SECONDS', 'REPLICA_STRIDE', 'BSUITE_PREFIX', 'BSUITE_COLUMNS',
-           'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'metrics_fingerprint', 'versions',
+           'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'suite_fingerprint', 'versions',
            'git_commit', 'equivalent_code', 'same_code', 'digest', 'config_json', 'open_store', 'check_columns',
            'insert_records', 'stored', 'read_store', 'load_records', 'lease_owner', 'owner_alive', 'expired', 'lease',
            'release', 'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part',
@@ -159,14 +159,16 @@ def run_fingerprint(agent: str, env) -> str:
     return _FINGERPRINTS[agent, type(env)]
 
 
-_METRICS_FINGERPRINTS = {}  # suite's metrics function -> fingerprint, hashed once a process
+_SUITE_FINGERPRINTS = {}  # (experiment, run_params, metrics) -> fingerprint, hashed once a process
 
 
-def metrics_fingerprint(suite) -> str:
-    "The fingerprint of the code that computes what a record of `suite` keeps of its run (`suite.metrics`)."
-    if suite.metrics not in _METRICS_FINGERPRINTS:
-        _METRICS_FINGERPRINTS[suite.metrics] = code_fingerprint(suite.metrics)
-    return _METRICS_FINGERPRINTS[suite.metrics]
+def suite_fingerprint(suite) -> str:
+    """The fingerprint of `suite`'s code that computes a record: how a setting is set up and stopped (`experiment`),
+    each run's environment parameters (`run_params`) and what the record keeps of the run (`metrics`)."""
+    roots = tuple(f for f in (suite.experiment, suite.run_params, suite.metrics) if f is not None)
+    if roots not in _SUITE_FINGERPRINTS:
+        _SUITE_FINGERPRINTS[roots] = code_fingerprint(*roots)
+    return _SUITE_FINGERPRINTS[roots]
 
 
 COMPUTING = ('jax', 'jaxlib')  # versions in the key
@@ -247,7 +249,7 @@ RECORD_COLUMNS = (
     'code',
     'jax',
     'jaxlib',
-    'metrics_code',
+    'suite_code',
     'versions',
     'git_commit',
     'status',
@@ -300,10 +302,10 @@ def check_columns(con: sqlite3.Connection, path) -> None:
     "A store's records table must have every column a record has: a `ValueError` naming the file otherwise."
     have = {row[1] for row in con.execute('PRAGMA table_info(records)')}
     missing = [c for c in RECORD_COLUMNS if c not in have]
-    if missing == ['metrics_code']:
+    if missing == ['suite_code']:
         raise ValueError(
-            f"{str(path)!r} was written before records were keyed by their metrics code: migrate it with "
-            "`python tools/migrate_metrics_code.py` in a checkout of the repository"
+            f"{str(path)!r} was written before records were keyed by their suite's code: migrate it with "
+            "`python tools/migrate_suite_code.py` in a checkout of the repository"
         )
     if missing:
         raise ValueError(f"{str(path)!r} is not a results store of this version (no column {missing[0]!r})")
@@ -590,7 +592,7 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
     "The records-to-be of one call: every field but the results."
     config_text = config_json(config)
     config_hash = digest(config_text)
-    scoring = metrics_fingerprint(design.suite)
+    suite_code = suite_fingerprint(design.suite)
     base = dict(
         design=design.name,
         arm=arm.label,
@@ -602,7 +604,7 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
         code=code,
         jax=computing['jax'],
         jaxlib=computing['jaxlib'],
-        metrics_code=scoring,
+        suite_code=suite_code,
         status='done',
     )
     return [
@@ -619,7 +621,7 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
                 code,
                 computing['jax'],
                 computing['jaxlib'],
-                scoring,
+                suite_code,
             ),
             setting_index=r.index,
             setting=setting_key(r.setting),
