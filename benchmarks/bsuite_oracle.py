@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from uncertain_rl.suites.core import suites
-from uncertain_rl.suites.store import load_records
+from uncertain_rl.suites.store import csv_path, load_records
 
 HERE = Path(__file__).resolve().parent / 'bsuite_oracle'
 
@@ -44,16 +44,15 @@ def sweep_records(out: Path) -> list:
 
 def our_scores(out: Path) -> dict:
     "{sweep directory: {suite: the store's score of that seed's sweep}}."
-    sweeps = {}
+    sweeps = {}  # keyed as bsuite reads them: a folder, whatever configurations its runs had (PE-DQN's per scale)
     for r in sweep_records(out):
-        sweeps.setdefault((r['design'], r['arm'], r['config_hash'], r['code'], r['seed'], r['suite']), []).append(r)
+        folder = sweep_dir(out, r) if r['csv'] is not None else str(out / Path(csv_path(r)).parent)
+        sweeps.setdefault((folder, r['seed'], r['suite']), []).append(r)
     scores = {}
-    for key, rs in sweeps.items():
+    for (folder, seed, name), rs in sweeps.items():
         if any(r['csv'] is None for r in rs):
             continue  # a record kept without its log: see `unlogged`
-        scores.setdefault(sweep_dir(out, rs[0]), {})[key[-1]] = suites()[key[-1]].summary(rs, [key[-2]])['seed_scores'][
-            0
-        ]
+        scores.setdefault(folder, {})[name] = suites()[name].summary(rs, [seed])['seed_scores'][0]
     return scores
 
 

@@ -1,10 +1,11 @@
 """Move a suite store's CSV logs to where `store.csv_path` puts them now, and point the records at them.
 
 `python tools/relayout_csvs.py STORE [--dry-run]`. The bsuite folder of a sweep was once keyed by the configuration
-hash, so an agent whose configuration adapts to each environment's declared return range (PE-DQN on cartpole_noise)
-had its five noise scales in five folders, where bsuite's analysis scores the five from one. It is keyed by the arm
-now; this moves the files of a store written before. Each file is copied to its new path before the record is
-updated, and the old file removed only after the update is committed; a second run finds nothing to move.
+hash, so an agent whose configuration adapts to each environment's declared return range (PE-DQN on cartpole_noise) had
+its five noise scales in five folders, where bsuite's analysis scores the five from one. It is keyed by the arm now, and
+by the suite's code too (so that runs computed again after a change of suite code write beside the old logs, not over
+them); this moves the files of a store written before either change. Each file is copied to its new path before the
+record is updated, and the old file removed only after the update is committed; a second run finds nothing to move.
 """
 
 import argparse
@@ -15,11 +16,16 @@ from pathlib import Path
 from uncertain_rl.suites import store
 
 
-def old_csv_path(record: dict) -> str:
-    "Where `csv_path` put a record's log before: the sweep folder keyed by the configuration hash, not the arm."
-    sweep = store.digest(record['design'], record['config_hash'], record['code'], record['jax'], record['jaxlib'])[:10]
+def old_csv_paths(record: dict) -> set:
+    """Where `csv_path` put a record's log before: the sweep folder keyed by the configuration hash instead of the arm,
+    or by the arm without the suite's code (`suite_code`, in the key since it exists)."""
     now = store.csv_path(record)  # bsuite/<agent>-<sweep>/seed_<s>/<file> or logs/<agent>-<sweep>/seed_<s>/<file>
-    return now.replace(now.split('/')[1], f"{record['agent']}-{sweep}", 1)
+    computing = (record['code'], record['jax'], record['jaxlib'])
+    sweeps = [
+        store.digest(record['design'], record['config_hash'], *computing),
+        store.digest(record['design'], record['arm'], *computing),
+    ]
+    return {now.replace(now.split('/')[1], f"{record['agent']}-{sweep[:10]}", 1) for sweep in sweeps}
 
 
 def moves(out: Path) -> list:
@@ -32,7 +38,7 @@ def moves(out: Path) -> list:
         records = [dict(zip(names, row)) for row in cursor.fetchall()]
     finally:
         con.close()
-    new_path = {r['csv']: store.csv_path(r) for r in records if r['csv'] == old_csv_path(r)}
+    new_path = {r['csv']: store.csv_path(r) for r in records if r['csv'] in old_csv_paths(r)}
     return [(r['design'], r['arm'], r['key'], r['csv'], new_path[r['csv']]) for r in records if r['csv'] in new_path]
 
 

@@ -581,7 +581,8 @@ def bsuite_csv(logs: dict, run: int, played: int) -> str:
 
 def csv_path(record: dict) -> str:
     "Where a record's log goes, relative to the store: bsuite's layout for a run of its sweep, else `logs/`."
-    sweep = digest(record['design'], record['arm'], record['code'], record['jax'], record['jaxlib'])[:10]
+    code = (record['code'], record['jax'], record['jaxlib'], record['suite_code'])
+    sweep = digest(record['design'], record['arm'], *code)[:10]
     folder = f"{record['agent']}-{sweep}/seed_{record['seed']}"
     if record['setting_index'] is not None:
         return f"bsuite/{folder}/{BSUITE_PREFIX}{record['suite']}-{record['setting_index']}.csv"
