@@ -34,37 +34,20 @@ EQUIVALENT = {
 }
 
 
+def run_parts(r: dict) -> tuple:
+    "What both rules key a record by, from its own columns: agent, configuration, suite, setting, seed, budget, code."
+    setting = json.loads(r['setting'])
+    return (r['agent'], r['config_hash'], r['suite'], setting, r['prng_seed'], r['budget'], bool(r['stop_early']))
+
+
 def old_key(r: dict) -> str:
-    "A record's key by the rule before the suite's code entered it, from the record's own columns."
-    return store.digest(
-        r['agent'],
-        r['config_hash'],
-        r['suite'],
-        json.loads(r['setting']),
-        r['prng_seed'],
-        r['budget'],
-        bool(r['stop_early']),
-        r['code'],
-        r['jax'],
-        r['jaxlib'],
-    )
+    "A record's key by the rule before the suite's code entered it."
+    return store.digest(*run_parts(r), r['code'], r['jax'], r['jaxlib'])
 
 
 def new_key(r: dict, suite_code: str) -> str:
     "The key `store.call_records` gives the same run now."
-    return store.digest(
-        r['agent'],
-        r['config_hash'],
-        r['suite'],
-        json.loads(r['setting']),
-        r['prng_seed'],
-        r['budget'],
-        bool(r['stop_early']),
-        r['code'],
-        r['jax'],
-        r['jaxlib'],
-        suite_code,
-    )
+    return store.digest(*run_parts(r), r['code'], r['jax'], r['jaxlib'], suite_code)
 
 
 def commit_fingerprints(commits) -> dict:
