@@ -377,6 +377,15 @@ def test_every_committed_record_was_computed_by_this_checkouts_suite_code():
     assert not stale, stale
 
 
+def test_every_committed_record_is_keyed_by_its_own_columns():
+    """A stored key is `store.run_key` of the record's own columns (agent, configuration, suite and its code, setting,
+    seed, budget, stop rule, training code, jax): a record edited by hand, or keyed by a rule the runner no longer
+    computes, would never be found by the runner and would be trained again."""
+    records = store.load_records(COMMITTED)
+    wrong = [(r['design'], r['arm'], r['key']) for r in records if store.record_key(r) != r['key']]
+    assert len(records) > 1000 and not wrong, wrong[:5]
+
+
 def _old_format_store(out: Path, rows: list) -> None:
     "A store as written before records were keyed by their suite's code (no column `suite_code`)."
     columns = [c for c in store.RECORD_COLUMNS if c != 'suite_code']

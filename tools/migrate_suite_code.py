@@ -47,7 +47,7 @@ def old_key(r: dict) -> str:
 
 def new_key(r: dict, suite_code: str) -> str:
     "The key `store.call_records` gives the same run now."
-    return store.digest(*run_parts(r), r['code'], r['jax'], r['jaxlib'], suite_code)
+    return store.record_key(dict(r, suite_code=suite_code))
 
 
 def commit_fingerprints(commits) -> dict:

@@ -5,14 +5,15 @@
 # %% auto #0
 __all__ = ['COMPUTING', 'PROVENANCE', 'EQUIVALENT_CODE', 'STORE_FILE', 'CHECKPOINTS_DIR', 'RECORD_COLUMNS', 'KEYED',
            'HEARTBEAT_SECONDS', 'LEASE_EXPIRY_SECONDS', 'REPLICA_STRIDE', 'BSUITE_PREFIX', 'BSUITE_COLUMNS',
-           'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'suite_fingerprint', 'versions',
-           'git_commit', 'equivalent_code', 'same_code', 'digest', 'config_json', 'open_store', 'check_columns',
-           'insert_records', 'stored', 'read_store', 'load_records', 'lease_owner', 'owner_alive', 'expired', 'lease',
-           'release', 'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part',
-           'arm_calls', 'bsuite_csv', 'csv_path', 'call_records', 'stored_as', 'call_records_of', 'device_versions',
-           'train_call', 'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run',
-           'claim_names', 'run_claims', 'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside',
-           'merge', 'ShardJob', 'shard_store', 'submit']
+           'KEY_FIELDS', 'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'suite_fingerprint',
+           'versions', 'git_commit', 'equivalent_code', 'same_code', 'digest', 'config_json', 'open_store',
+           'check_columns', 'insert_records', 'stored', 'read_store', 'load_records', 'lease_owner', 'owner_alive',
+           'expired', 'lease', 'release', 'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design',
+           'run_experiment', 'static_part', 'arm_calls', 'bsuite_csv', 'csv_path', 'run_key', 'record_key',
+           'call_records', 'stored_as', 'call_records_of', 'device_versions', 'train_call', 'runs_on', 'Shard',
+           'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run', 'claim_names', 'run_claims',
+           'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside', 'merge', 'ShardJob',
+           'shard_store', 'submit']
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import ast
@@ -183,8 +184,11 @@ def versions(names) -> dict:
     return {n: found.get(n) for n in names}
 
 
+@functools.cache
 def git_commit() -> str | None:
-    "The git commit of the package's source tree (None outside a checkout): provenance, not identity."
+    """The git commit of the package's source tree (None outside a checkout): provenance, not identity. Read once a
+    process, at its first call (`call_records`, before any run), so that a record names the commit whose code the
+    process runs, not a later one committed while it ran."""
     import subprocess
 
     root = Path(importlib.util.find_spec('uncertain_rl').origin).resolve().parent.parent
@@ -589,6 +593,26 @@ def csv_path(record: dict) -> str:
     return f"logs/{folder}/{record['suite']}-{digest(record['setting'], record['prng_seed'])[:10]}.csv"
 
 # %% ../../nbs/88_suites.store.ipynb #f6e4d947
+KEY_FIELDS = ('agent', 'config_hash', 'suite', 'stop_early', 'code', 'jax', 'jaxlib', 'suite_code')  # a call's part
+
+
+def run_key(call: dict, setting: dict, prng_seed: int, budget: int) -> str:
+    """A run's key: its call's `KEY_FIELDS` (the agent and its configuration, the suite and its code, the stop rule,
+    the training code and jax's versions) and the run's setting, seed and budget."""
+    agent, config_hash, suite, stop_early, code, jax, jaxlib, suite_code = (call[k] for k in KEY_FIELDS)
+    return digest(
+        agent, config_hash, suite, setting, prng_seed, budget, bool(stop_early), code, jax, jaxlib, suite_code
+    )
+
+
+def record_key(record: dict) -> str:
+    """The key a record's own columns give (its `key`, unless the record was altered or keyed by older code); its
+    setting as stored (JSON text) or as `load_records` gives it."""
+    setting = record['setting']
+    setting = json.loads(setting) if isinstance(setting, str) else setting
+    return run_key(record, setting, record['prng_seed'], record['budget'])
+
+
 def call_records(design: Design, arm: Arm, runs: list, config, code: str, computing: dict) -> list:
     "The records-to-be of one call: every field but the results."
     config_text = config_json(config)
@@ -607,23 +631,12 @@ def call_records(design: Design, arm: Arm, runs: list, config, code: str, comput
         jaxlib=computing['jaxlib'],
         suite_code=suite_code,
         status='done',
+        git_commit=git_commit(),
     )
     return [
         dict(
             base,
-            key=digest(
-                arm.agent,
-                config_hash,
-                design.suite.name,
-                r.setting,
-                r.prng_seed,
-                r.budget,
-                design.stop_early,
-                code,
-                computing['jax'],
-                computing['jaxlib'],
-                suite_code,
-            ),
+            key=run_key(base, r.setting, r.prng_seed, r.budget),
             setting_index=r.index,
             setting=setting_key(r.setting),
             seed=r.seed,
@@ -684,7 +697,7 @@ def train_call(out: Path, design: Design, experiment, pending: list, progress=Fa
     records = []
     for i, rec in enumerate(pending):
         played = int(res.episodes[i])
-        rec = dict(rec, versions=provenance, git_commit=git_commit())
+        rec = dict(rec, versions=provenance)
         path = csv_path(rec)
         (out / path).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out / path, bsuite_csv(res.logs, i, played))
