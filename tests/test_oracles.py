@@ -100,6 +100,36 @@ def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
         assert recomputed(COMPARE, ['--size', str(n), *groups], tmp_path) == data
 
 
+def test_the_committed_iv_rl_comparison_is_what_both_sides_logs_give(tmp_path):
+    """The Results page's line for our agents beside the authors' IV-RL code, recomputed by compare.py from their
+    committed training logs and our arms' committed returns."""
+    (data,) = committed_lines('iv_dqn_cartpole_ours_*.json')
+    args = [
+        '--theirs',
+        str(ORACLES / 'iv_rl' / 'as_run_noise_0.1'),
+        '--ours',
+        str(ORACLES / 'iv_rl' / 'ours_noise_0.1'),
+    ]
+    assert recomputed(ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py', args, tmp_path) == data
+
+
+def test_iv_rl_compare_censors_a_run_that_never_reaches_750(tmp_path):
+    """compare.py on hand-made arms: a run whose running mean never reaches 750 counts as censored at its last
+    episode, one that does at its first such episode (500 then 1000s: episode 2)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        'iv_compare', ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py'
+    )
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    (tmp_path / 'boot').mkdir()
+    (tmp_path / 'boot' / 'summary.json').write_text(json.dumps({'returns': [[500, 1000, 1000], [100] * 5]}))
+    g = compare.load_ours(tmp_path, 'boot')
+    assert g['times'].tolist() == [2, 5] and g['events'].tolist() == [True, False]
+    assert compare.quartiles(g) == '2-2-cens.'  # nearest rank: round(0.5) = 0
+
+
 def test_table1s_mann_whitney_is_scipys():
     "The oracle's standard-library Mann-Whitney against scipy: exact without ties, and a permutation test with ties."
     import importlib.util

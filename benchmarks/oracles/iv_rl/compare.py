@@ -1,0 +1,129 @@
+"""The IV-RL oracle beside ours on one task: the authors' BootstrapDQN and IV_DQN (`run_iv_rl.py`, as their script
+runs them) and our agents at the same settings (`ours.py`), on cartpole_noise/0, as Table 1's statistic.
+
+    python benchmarks/oracles/iv_rl/compare.py --theirs benchmarks/results/oracles/iv_rl/as_run_noise_0.1 \
+        --ours benchmarks/results/oracles/iv_rl/ours_noise_0.1 \
+        --summary-out benchmarks/results/oracles/iv_dqn_cartpole_ours_as_run.json
+
+Per run: the first training episode whose running 100-episode mean of the return reaches 750 (`table1.py`'s
+statistic on their training CSV and on our summary's returns; a run that never does is censored at the episodes it
+played). Per group the 25th-50th-75th percentiles (nearest rank). Then two questions, each a two-sided log-rank test
+(exact permutation p) with the ratio of Kaplan-Meier medians and its order-statistic interval (Price & Bonett 2002),
+Holm's correction over all of them (`uncertain_rl.suites.stats`):
+- **implementation**: each of their agents against ours at the same settings (a difference is ours or theirs);
+- **the gap**: IV-DQN against Bootstrapped DQN, in their code and in ours (Table 1's effect).
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from table1 import cumulative, read_csv, solved_from_cumulative, solved_from_returns  # noqa: E402
+
+from uncertain_rl.suites import stats  # noqa: E402
+
+THEIRS = {'their BootstrapDQN': 'BootstrapDQN', 'their IV_DQN': 'IV_DQN'}
+OURS = {'our Bootstrapped DQN': 'boot', 'our IV-DQN (uniform)': 'iv_uniform', 'our IV-DQN (BIV, ξ = 5)': 'iv'}
+PAIRS = (  # (a, b): the ratio a / b
+    ('their BootstrapDQN', 'our Bootstrapped DQN'),
+    ('their IV_DQN', 'our IV-DQN (uniform)'),
+    ('their IV_DQN', 'our IV-DQN (BIV, ξ = 5)'),
+    ('their IV_DQN', 'their BootstrapDQN'),
+    ('our IV-DQN (uniform)', 'our Bootstrapped DQN'),
+    ('our IV-DQN (BIV, ξ = 5)', 'our Bootstrapped DQN'),
+)
+WINDOW, THRESHOLD = 100, 750.0
+
+
+def run_times(runs: list) -> dict:
+    "(time, event) per run: the solved episode, or the last episode played (censored)."
+    t = np.array([r['solved'] or r['last'] for r in runs])
+    return dict(times=t, events=np.array([r['solved'] is not None for r in runs]), runs=runs)
+
+
+def load_theirs(folder: Path, agent: str) -> dict:
+    "Their agent's finished runs: the training CSV of every seed folder whose run.json is written."
+    csvs = sorted(folder.glob(f'seed_*/cartpole_noise/{agent}_bs_*/train/*.csv'))
+    csvs = [c for c in csvs if (c.parent.parent / 'run.json').exists()]
+    if not csvs:
+        raise SystemExit(f'{folder} has no finished run of {agent}')
+    runs = [solved_from_cumulative(*cumulative(read_csv(c), 'episode_return'), THRESHOLD, WINDOW, False) for c in csvs]
+    return run_times(runs)
+
+
+def load_ours(folder: Path, arm: str) -> dict:
+    "Our arm's seeds from ours.py's summary.json."
+    data = json.loads((folder / arm / 'summary.json').read_text())
+    return run_times([solved_from_returns(r, THRESHOLD, WINDOW, False) for r in data['returns']])
+
+
+def quartiles(g: dict) -> str:
+    "25th-50th-75th percentiles, nearest rank, a censored run counting as never."
+    v = np.sort(np.where(g['events'], g['times'], np.inf))
+    pick = [v[int(round(q * (len(v) - 1)))] for q in (0.25, 0.5, 0.75)]
+    return '-'.join('cens.' if np.isinf(p) else str(int(p)) for p in pick)
+
+
+def compare(a: dict, b: dict) -> dict:
+    "Log-rank a against b (two-sided, exact permutation where feasible) and the ratio of Kaplan-Meier medians a / b."
+    test = stats.logrank(a['times'], a['events'], b['times'], b['events'], alternative='two-sided')
+    ratio = stats.median_ratio(a['times'], a['events'], b['times'], b['events'])
+    return dict(p=float(test.p), method=test.method, ratio=ratio.estimate, low=ratio.lo, high=ratio.hi)
+
+
+def tests_of(groups: dict) -> dict:
+    "Every pair of PAIRS both of whose groups are there, with Holm's p over them."
+    tests = {f'{a} / {b}': compare(groups[a], groups[b]) for a, b in PAIRS if a in groups and b in groups}
+    for t, h in zip(tests.values(), stats.holm(np.array([t['p'] for t in tests.values()]))):
+        t['holm'] = float(h)
+    return tests
+
+
+def ratio_text(t: dict) -> str:
+    "The median ratio with its interval, or why there is none."
+    if not np.isfinite(t['low']):
+        return 'no ratio (a median not reached)'
+    return f"{t['ratio']:.2f} [{t['low']:.2f}, {t['high']:.2f}]"
+
+
+def summary_line(groups: dict, tests: dict) -> str:
+    "The line the Results page's reproduction table shows."
+    return (
+        "our agents at their code's settings on the same task (cartpole_noise/0, seeds 0-19; benchmarks/oracles/iv_rl"
+        "/ours.py), training episodes to a 100-episode mean of 750 (25-50-75th): "
+        + '; '.join(f"{n} {quartiles(g)} ({int(g['events'].sum())}/{len(g['times'])})" for n, g in groups.items())
+        + '; median ratio [95%] (Holm p): '
+        + '; '.join(f"{n} {ratio_text(t)} ({t['holm']:.2g})" for n, t in tests.items())
+    )
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--theirs', required=True, help="the oracle's committed runs (seed_*/cartpole_noise/...)")
+    ap.add_argument('--ours', required=True, help="the folder holding ours.py's arms (boot, iv_uniform, iv)")
+    ap.add_argument('--summary-out', help='write the claim line for the Results page here')
+    args = ap.parse_args(argv)
+    groups = {n: load_theirs(Path(args.theirs), a) for n, a in THEIRS.items()}
+    groups |= {n: load_ours(Path(args.ours), a) for n, a in OURS.items() if (Path(args.ours) / a).is_dir()}
+    print('cartpole_noise/0; training episodes to a 100-episode mean of 750, 25th-50th-75th (nearest rank)')
+    for n, g in groups.items():
+        print(f"{n:<26} {len(g['times']):>3} runs {int(g['events'].sum()):>3} reached  {quartiles(g)}")
+    tests = tests_of(groups)
+    print(f'\nratio of Kaplan-Meier medians [95%, Price-Bonett], log-rank p (two-sided), Holm over {len(tests)}')
+    for n, t in tests.items():
+        print(f"{n:<50} {ratio_text(t)}  p = {t['p']:.3g}  Holm {t['holm']:.3g}")
+    if args.summary_out:
+        out = Path(args.summary_out)
+        data = dict(claim='iv_dqn_cartpole', summary=summary_line(groups, tests), tests=tests)
+        tmp = out.with_suffix('.json.tmp')
+        tmp.write_text(json.dumps(data, indent=1) + '\n')
+        tmp.replace(out)
+        print(f'\nwrote {out}')
+
+
+if __name__ == '__main__':
+    main()
