@@ -110,8 +110,11 @@ def code_fingerprint(*roots, package: str = 'uncertain_rl') -> str:
     pieces, queue, seen = {}, list(roots), set()
     while queue:
         obj = queue.pop()
-        if isinstance(obj, functools.partial):
+        if isinstance(obj, functools.partial):  # its function, and what it fixes: code or constants
             queue += [obj.func, *obj.args, *obj.keywords.values()]
+            fixed = [*enumerate(obj.args), *sorted(obj.keywords.items())]
+            text = repr([(k, _constant(v)) for k, v in fixed if not callable(v)])
+            pieces[f'partial:{getattr(obj.func, "__qualname__", obj.func)}:{text[:64]}'] = text
             continue
         obj = inspect.unwrap(obj) if callable(obj) else obj
         if id(obj) in seen or inspect.ismodule(obj):
