@@ -9,7 +9,8 @@ __all__ = ['METRICS', 'Z80', 'LOGRANK_RESAMPLES', 'SLOPE_REPS', 'VERDICTS', 'COM
            'compare', 'config_difference', 'claim_runs', 'missing_runs', 'stale_arms', 'check_claim', 'check_claims',
            'p_text', 'configuration_cell', 'table_markdown', 'aggregates_markdown', 'medians_line', 'claims_markdown',
            'report', 'reproductions', 'load_oracles', 'committed_reproduction', 'reproductions_markdown',
-           'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved']
+           'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved', 'percentiles_by_arm',
+           'plot_against_n']
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
@@ -860,3 +861,69 @@ def plot_solved(records: list, claim: Claim, path=None):
 
 
 CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)  # each test's figure
+
+# %% ../../nbs/89_suites.report.ipynb #paperform2
+def _time_metric(records: list, claim: Claim) -> tuple:
+    "(times, reached) of `records` by the claim's metric."
+    t, e = zip(*map(METRICS[claim.metric], records))
+    return np.array(t, float), np.array(e, bool)
+
+
+def percentiles_by_arm(records: list, claim: Claim, where=None) -> dict:
+    """Table 1's form (Mai et al. 2022) of a claim on a time: per arm, the 25th-50th-75th percentiles of the metric by
+    nearest rank (a run that never got there counts as never) and how many of its runs got there; `where(setting)`
+    keeps some settings only."""
+    out = {}
+    for arm, rs in claim_runs(records, claim).items():
+        rs = [r for r in rs if where is None or where(r['setting'])]
+        if not rs:
+            continue
+        t, e = _time_metric(rs, claim)
+        x = np.sort(np.where(e, t, np.inf))
+        p = [x[int(round(q * (len(x) - 1)))] for q in (0.25, 0.5, 0.75)]
+        out[arm] = dict(
+            percentiles='-'.join('never' if np.isinf(v) else f'{v:g}' for v in p), reached=int(e.sum()), runs=len(rs)
+        )
+    return out
+
+
+def plot_against_n(records: list, claim: Claim, path=None):
+    """The EMCTS paper's Fig. 2 (left) form of a claim on a time to the goal: each arm's mean and standard error over
+    the runs that reached it against Deep Sea's size; an X and the count where some runs did not reach it."""
+    import matplotlib.pyplot as plt
+
+    by_arm = claim_runs(records, claim)
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for arm in claim.arms:
+        rs = by_arm.get(arm.label, [])
+        points, never = [], []
+        for n in sorted({r['setting']['size'] for r in rs}):
+            t, e = _time_metric([r for r in rs if r['setting']['size'] == n], claim)
+            if e.any():
+                se = t[e].std(ddof=1) / np.sqrt(e.sum()) if e.sum() > 1 else 0.0
+                points.append((n, t[e].mean(), se, int(e.sum()), len(t)))
+            else:
+                never.append(n)
+        label = arm.label + (f" (none at N = {', '.join(map(str, never))})" if never else '')
+        if not points:
+            ax.plot([], [], label=label)
+            continue
+        ns, means, ses, got, runs = zip(*points)
+        line = ax.errorbar(ns, means, yerr=ses, marker='o', capsize=3, label=label)
+        for n, m, g, k in zip(ns, means, got, runs):
+            if g < k:
+                ax.plot(n, m, 'x', ms=11, mew=2, color=line[0].get_color())
+                ax.annotate(f'{g}/{k}', (n, m), textcoords='offset points', xytext=(6, 4), fontsize=7)
+    sizes = sorted({s['size'] for s, _ in claim.runs})
+    ax.set(
+        xticks=sizes,
+        xlabel='Deep Sea size N',
+        ylabel=claim.metric.replace('_', ' ') + ' (mean, s.e.)',
+        title=claim.name,
+    )
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+    return fig

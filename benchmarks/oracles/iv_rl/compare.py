@@ -118,7 +118,11 @@ def main(argv=None) -> None:
         print(f"{n:<50} {ratio_text(t)}  p = {t['p']:.3g}  Holm {t['holm']:.3g}")
     if args.summary_out:
         out = Path(args.summary_out)
-        data = dict(claim='iv_dqn_cartpole', summary=summary_line(groups, tests), tests=tests)
+        table = {
+            n: dict(percentiles=quartiles(g), reached=int(g['events'].sum()), runs=len(g['times']))
+            for n, g in groups.items()
+        }
+        data = dict(claim='iv_dqn_cartpole', summary=summary_line(groups, tests), groups=table, tests=tests)
         tmp = out.with_suffix('.json.tmp')
         tmp.write_text(json.dumps(data, indent=1) + '\n')
         tmp.replace(out)
