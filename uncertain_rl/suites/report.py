@@ -660,11 +660,13 @@ def reproductions(results: list, oracles: dict | None = None) -> list:
 
 def load_oracles(folder) -> dict:
     """The authors' code's results as `reproductions` reads them: claim -> one line, from the JSON files in `folder`
-    (each `{"claim": NAME, "summary": LINE, ...}`; several files on one claim are joined in file-name order)."""
+    (each `{"claim": NAME, "summary": LINE, ...}`; several files on one claim are joined as sentences in file-name
+    order)."""
     found = {}
     for path in sorted(Path(folder).glob('*.json')) if Path(folder).is_dir() else []:
         data = json.loads(path.read_text())
-        found[data['claim']] = ' '.join(filter(None, [found.get(data['claim']), data['summary']]))
+        before = found.get(data['claim'])
+        found[data['claim']] = ' '.join(filter(None, [before and before.rstrip('.') + '.', data['summary']]))
     return found
 
 
