@@ -9,8 +9,8 @@ __all__ = ['METRICS', 'Z80', 'LOGRANK_RESAMPLES', 'SLOPE_REPS', 'VERDICTS', 'COM
            'compare', 'config_difference', 'claim_runs', 'missing_runs', 'stale_arms', 'check_claim', 'check_claims',
            'p_text', 'configuration_cell', 'table_markdown', 'aggregates_markdown', 'medians_line', 'claims_markdown',
            'report', 'reproductions', 'load_oracles', 'committed_reproduction', 'reproductions_markdown',
-           'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved', 'percentiles_by_arm',
-           'plot_against_n']
+           'finish_figure', 'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved',
+           'percentiles_by_arm', 'plot_against_n']
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
@@ -697,6 +697,17 @@ def reproductions_markdown(rows: list) -> str:
     return '\n'.join(lines) + '\n'
 
 # %% ../../nbs/89_suites.report.ipynb #4eda1396
+def finish_figure(fig, path=None):
+    "Lay `fig` out; with `path`, save it there (100 dpi) and close it. Returns `fig`."
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+    return fig
+
+
 def plot_leaderboard(rows: list, path=None):
     "Per suite: median episodes to solve against N (Deep Sea) or the score per noise scale (Cartpole), and the scores."
     import matplotlib
@@ -743,11 +754,7 @@ def plot_leaderboard(rows: list, path=None):
         right.barh([r['agent'] for r in mine], [r['score'] for r in mine], xerr=err)
         right.set(xlim=(0, 1), xlabel="bsuite's score: mean over seeds, 95% interval", title=f'{key[1]} ({key[0]})')
         right.invert_yaxis()
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-    return fig
+    return finish_figure(fig, path)
 
 
 def plot_profiles(rows: list, agg: dict, path=None):
@@ -767,11 +774,7 @@ def plot_profiles(rows: list, agg: dict, path=None):
         ax.set(xlabel='score τ', title=f'{suite} (settings x seeds)', ylim=(0, 1.02))
         ax.legend(fontsize=6, ncol=2)
     axes[0][0].set_ylabel('fraction of runs with score > τ')
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-    return fig
+    return finish_figure(fig, path)
 
 
 def plot_survival(records: list, claim: Claim, path=None):
@@ -795,11 +798,7 @@ def plot_survival(records: list, claim: Claim, path=None):
         ax.set(title=f'{claim.strata} = {v}', xlabel=claim.metric.replace('_', ' '), ylim=(-0.02, 1.02))
     axes[0][0].set_ylabel('runs not yet there')
     axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-    return fig
+    return finish_figure(fig, path)
 
 
 def plot_scaling(records: list, claim: Claim, path=None):
@@ -823,11 +822,7 @@ def plot_scaling(records: list, claim: Claim, path=None):
         ax.set_xticks(sizes)
     ax.set(yscale='log', xlabel='Deep Sea size N', ylabel=claim.metric.replace('_', ' '), title=claim.name)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-    return fig
+    return finish_figure(fig, path)
 
 
 def plot_solved(records: list, claim: Claim, path=None):
@@ -855,11 +850,7 @@ def plot_solved(records: list, claim: Claim, path=None):
         title=claim.name,
     )
     ax.legend(fontsize=7, loc='best')
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-    return fig
+    return finish_figure(fig, path)
 
 
 CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)  # each test's figure
@@ -924,8 +915,4 @@ def plot_against_n(records: list, claim: Claim, path=None):
         title=claim.name,
     )
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-    return fig
+    return finish_figure(fig, path)
