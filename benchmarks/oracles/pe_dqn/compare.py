@@ -7,8 +7,9 @@
 
 Per group: seeds, solved, and the 25th-50th-75th percentiles (nearest rank; a seed that did not solve counts as never)
 of the first treasure and of the solved episode. Then two questions, each a two-sided log-rank test on the solved
-episode (a seed still unsolved is censored at the episodes it ran; exact permutation p) with the ratio of Kaplan-Meier
-medians and its order-statistic interval (Price & Bonett 2002) (`uncertain_rl.suites.stats`):
+episode (a seed still unsolved is censored at the episodes it ran; permutation p: exact up to 20,000 splits, else
+20,000 resamples) with the ratio of Kaplan-Meier medians and its order-statistic interval (Price & Bonett 2002)
+(`uncertain_rl.suites.stats`):
 - **implementation**: their PE-DQN against ours, on the same design (a difference is ours or theirs);
 - **the gap**: each PE-DQN against our Bootstrapped DQN+P (is PE-DQN's slowness the method's, in their code too?).
 Holm's correction runs over the tests made. With `--summary-out`, the line the Results page's reproduction table
@@ -52,10 +53,17 @@ def quartiles(x: np.ndarray) -> str:
 
 
 def compare(a: dict, b: dict, seed: int = 0) -> dict:
-    "Log-rank a against b (two-sided, exact permutation) and the ratio of Kaplan-Meier medians a / b."
+    """Log-rank a against b (two-sided; permutation p, exact up to 20,000 splits, else 20,000 resamples, whose smallest
+    p, `p_floor`, is a bound) and the ratio of Kaplan-Meier medians a / b."""
     test = stats.logrank(*times(a), *times(b), alternative='two-sided', seed=seed)
     ratio = stats.median_ratio(*times(a), *times(b))
-    return dict(p=test.p, method=test.method, ratio=ratio.estimate, low=ratio.lo, high=ratio.hi)
+    floor = 1 / (20_000 + 1) if test.method.startswith('Monte Carlo') else 0.0
+    return dict(p=test.p, p_floor=floor, method=test.method, ratio=ratio.estimate, low=ratio.lo, high=ratio.hi)
+
+
+def holm_text(t: dict) -> str:
+    "Holm's p, with '≤' where the test's p is the permutation's floor (the true p may be smaller)."
+    return ('≤ ' if t['p'] <= t['p_floor'] + 1e-15 else '') + f"{t['holm']:.2g}"
 
 
 def main() -> None:
@@ -95,10 +103,12 @@ def main() -> None:
                 f'{n} {quartiles(g["solved"])} ({int((g["solved"] > 0).sum())}/{len(g["seeds"])} seeds)'
                 for n, g in groups.items()
             )
-            + '; median ratio (Holm p): '
+            + '; median ratio [95%]: '
             + '; '.join(
-                f"{n} {t['ratio']:.2f} [{t['low']:.2f}, {t['high']:.2f}] ({t['holm']:.2g})" for n, t in tests.items()
+                f"{n} {t['ratio']:.2f} [{t['low']:.2f}, {t['high']:.2f}] (Holm p {holm_text(t)})"
+                for n, t in tests.items()
             )
+            + ('' if args.ours else '; our PE-DQN on this design: not yet run')
         )
         out = Path(args.summary_out)
         tmp = out.with_suffix('.json.tmp')
