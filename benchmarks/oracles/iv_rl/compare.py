@@ -93,7 +93,7 @@ def ratio_text(t: dict) -> str:
 def summary_line(groups: dict, tests: dict) -> str:
     "The line the Results page's reproduction table shows."
     return (
-        "our agents at their code's settings on the same task (cartpole_noise/0, seeds 0-19; benchmarks/oracles/iv_rl"
+        "Our agents at their code's settings on the same task (cartpole_noise/0, seeds 0-19; benchmarks/oracles/iv_rl"
         "/ours.py), training episodes to a 100-episode mean of 750 (25-50-75th): "
         + '; '.join(f"{n} {quartiles(g)} ({int(g['events'].sum())}/{len(g['times'])})" for n, g in groups.items())
         + '; median ratio [95%] (Holm p): '
