@@ -34,15 +34,11 @@ EQUIVALENT = {
 }
 
 
-def run_parts(r: dict) -> tuple:
-    "What both rules key a record by, from its own columns: agent, configuration, suite, setting, seed, budget, code."
-    setting = json.loads(r['setting'])
-    return (r['agent'], r['config_hash'], r['suite'], setting, r['prng_seed'], r['budget'], bool(r['stop_early']))
-
-
 def old_key(r: dict) -> str:
-    "A record's key by the rule before the suite's code entered it."
-    return store.digest(*run_parts(r), r['code'], r['jax'], r['jaxlib'])
+    "A record's key by the rule before the suite's code entered it, from the record's own columns."
+    setting = json.loads(r['setting'])
+    parts = (r['agent'], r['config_hash'], r['suite'], setting, r['prng_seed'], r['budget'], bool(r['stop_early']))
+    return store.digest(*parts, r['code'], r['jax'], r['jaxlib'])
 
 
 def new_key(r: dict, suite_code: str) -> str:

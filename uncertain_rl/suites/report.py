@@ -206,6 +206,11 @@ METRICS = dict(
     episodes_to_750=_to_750,
 )
 
+
+def _time_metric(records: list, claim: Claim) -> tuple:
+    "(times, reached) arrays of `records` by the claim's metric on a time (censored where not reached)."
+    return tuple(map(np.array, zip(*map(METRICS[claim.metric], records))))
+
 # %% ../../nbs/89_suites.report.ipynb #43af2c90
 def slope_bootstrap_p(
     sizes_a, times_a, events_a, sizes_b, times_b, events_b, reps: int = 4_000, seed: int = 0
@@ -259,8 +264,7 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
             smallest_detectable_kind='odds ratio (80% power)',
             power_level=alpha,
         )
-    ta, ea = map(np.array, zip(*map(metric, method)))
-    tb, eb = map(np.array, zip(*map(metric, rival)))
+    (ta, ea), (tb, eb) = _time_metric(method, claim), _time_metric(rival, claim)
     sa, sb = _strata(method, claim.strata), _strata(rival, claim.strata)
     if claim.test == 'logrank':
         test = stats.logrank(ta, ea, tb, eb, sa, sb, alternative='two-sided', resamples=LOGRANK_RESAMPLES)
@@ -790,7 +794,7 @@ def plot_survival(records: list, claim: Claim, path=None):
             rs = [r for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
             if not rs:
                 continue
-            t, e = map(np.array, zip(*map(METRICS[claim.metric], rs)))
+            t, e = _time_metric(rs, claim)
             times, surv = stats.kaplan_meier(t, e)
             ax.step(
                 np.r_[0, times, t.max()], np.r_[1, surv, surv[-1] if len(surv) else 1], where='post', label=arm.label
@@ -856,12 +860,6 @@ def plot_solved(records: list, claim: Claim, path=None):
 CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)  # each test's figure
 
 # %% ../../nbs/89_suites.report.ipynb #paperform2
-def _time_metric(records: list, claim: Claim) -> tuple:
-    "(times, reached) of `records` by the claim's metric."
-    t, e = zip(*map(METRICS[claim.metric], records))
-    return np.array(t, float), np.array(e, bool)
-
-
 def percentiles_by_arm(records: list, claim: Claim, where=None) -> dict:
     """Table 1's form (Mai et al. 2022) of a claim on a time: per arm, the 25th-50th-75th percentiles of the metric by
     nearest rank (a run that never got there counts as never) and how many of its runs got there; `where(setting)`

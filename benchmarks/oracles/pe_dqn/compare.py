@@ -52,12 +52,15 @@ def quartiles(x: np.ndarray) -> str:
     return '-'.join('never' if np.isinf(p) else str(int(p)) for p in pick)
 
 
+RESAMPLES = 20_000  # the log-rank's Monte Carlo permutations where an exact count is too large
+
+
 def compare(a: dict, b: dict, seed: int = 0) -> dict:
     """Log-rank a against b (two-sided; permutation p, exact up to 20,000 splits, else 20,000 resamples, whose smallest
     p, `p_floor`, is a bound) and the ratio of Kaplan-Meier medians a / b."""
-    test = stats.logrank(*times(a), *times(b), alternative='two-sided', seed=seed)
+    test = stats.logrank(*times(a), *times(b), alternative='two-sided', resamples=RESAMPLES, seed=seed)
     ratio = stats.median_ratio(*times(a), *times(b))
-    floor = 1 / (20_000 + 1) if test.method.startswith('Monte Carlo') else 0.0
+    floor = 1 / (RESAMPLES + 1) if test.method.startswith('Monte Carlo') else 0.0
     return dict(p=test.p, p_floor=floor, method=test.method, ratio=ratio.estimate, low=ratio.lo, high=ratio.hi)
 
 
