@@ -92,3 +92,16 @@ def train_registry(
     result = run(exp)
     e = make_env(env, size, 42)
     return result, e, make_agent(agent, result.config, gymnax_spec(e))
+
+
+def refused(capsys, *argv) -> str:
+    """Run the command line in-process (`uncertain_rl.app.cli.main`): it must answer in one line
+    `uncertain-rl: error: ...` with exit code 2 and no traceback. Returns what it printed."""
+    from uncertain_rl.app.cli import main
+
+    code = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2, (code, err)
+    assert len(err.strip().splitlines()) == 1 and err.startswith('uncertain-rl: error: '), err
+    assert 'Traceback' not in err, err
+    return err

@@ -5,12 +5,16 @@
 # %% auto #0
 __all__ = ['BSUITE_INFO_KEYS', 'EVAL_STREAM', 'RUN_AXIS', 'DEVICE_AXIS', 'SNAPSHOT_STREAM', 'LOOP_SIGNALS', 'AGENT_OWNED',
            'episode_bounds', 'LoopCarry', 'TrainConfig', 'Run', 'train', 'any_run', 'ChunkedResult', 'largest_divisor',
-           'run_chunked', 'select_devices', 'RunLayout', 'run_layout', 'lay_out', 'on_devices', 'gather_runs',
-           'run_sharded', 'Checkpoints', 'save_checkpoint', 'restore_checkpoint', 'greedy_episode', 'greedy_returns',
-           'init_tracks', 'track_cells', 'greedy_path', 'cell_snapshot']
+           'device_memory', 'check_program_memory', 'run_chunked', 'select_devices', 'RunLayout', 'run_layout',
+           'lay_out', 'on_devices', 'gather_runs', 'run_sharded', 'Checkpoints', 'CheckpointMismatch',
+           'signals_deferred', 'save_checkpoint', 'first_difference', 'check_identity', 'restore_checkpoint',
+           'state_shapes', 'check_state_shapes', 'is_checkpoint_folder', 'remove_checkpoints', 'greedy_episode',
+           'greedy_returns', 'init_tracks', 'track_cells', 'greedy_path', 'cell_snapshot']
 
 # %% ../nbs/06_loops.ipynb #d3a869f0
+import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -25,7 +29,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from . import runtime
 from .base import Agent, Cells, EnvSpec, Signal, Transition
-from .checks import check_int
+from .checks import check_int, error_line
 
 # %% ../nbs/06_loops.ipynb #09e5d37d
 BSUITE_INFO_KEYS = (
@@ -348,6 +352,39 @@ def largest_divisor(n: int, at_most: int) -> int:
     return max(d for d in range(1, max(1, min(at_most, n)) + 1) if n % d == 0)
 
 
+def device_memory(device) -> int:
+    "Bytes a device can hold: an accelerator's limit as JAX reports it, else the host's physical memory."
+    try:
+        limit = (device.memory_stats() or {}).get('bytes_limit')
+        if limit:
+            return int(limit)
+    except Exception:
+        pass
+    return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+
+
+def check_program_memory(compiled, layout, fraction: float = 0.9) -> None:
+    """Refuse (a `ValueError` with XLA's own count) a compiled chunk program that would not fit, before it runs: its
+    arguments, outputs and temporaries per device (`memory_analysis`), times the devices that share one memory (a
+    CPU's), against `fraction` of that memory. A backend that does not count passes."""
+    try:
+        stats = compiled.memory_analysis()
+        per_device = (
+            stats.argument_size_in_bytes + stats.output_size_in_bytes - stats.alias_size_in_bytes
+        ) + stats.temp_size_in_bytes
+    except Exception:
+        return
+    device = layout.mesh.devices.flat[0]
+    shared = layout.mesh.devices.size if device.platform == 'cpu' else 1
+    need, have = per_device * shared, device_memory(device)
+    if need > fraction * have:
+        raise ValueError(
+            f"the compiled training program needs {need / 2**30:,.1f} GiB ({shared} device(s) of "
+            f"{per_device / 2**30:,.2f} GiB, XLA's count), more than {fraction:.0%} of the {have / 2**30:.1f} GiB "
+            f"there are; use a smaller size, batch or evaluation, fewer seeds, or more devices"
+        )
+
+
 def run_chunked(
     run: Run,
     keys: jax.Array,
@@ -387,10 +424,11 @@ def run_chunked(
     carry = on_devices(run.init, layout, (True, batched_hparams, True)[: len(args)])(*args)
     plan, first = dict(runs=len(keys), slots=layout.slots, chunks=chunks, chunk_steps=chunk_steps), 0
     if checkpoints is not None:
-        found = restore_checkpoint(checkpoints.path, carry, plan)
+        found = restore_checkpoint(checkpoints.path, carry, plan, checkpoints.identity)
         if found is not None:
             first, carry = found
     advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True).lower(carry).compile()
+    check_program_memory(advance, layout)  # XLA's count of what the program holds, before it runs
     compile_seconds = time.perf_counter() - start
     if shown:
         print(
@@ -414,7 +452,7 @@ def run_chunked(
         if cfg.stop_at_max_episodes and episodes.min() >= cfg.max_episodes:
             break  # every run has its episodes
         if checkpoints is not None and (chunk + 1) % checkpoints.every == 0 and chunk + 1 < chunks:
-            save_checkpoint(checkpoints.path, chunk + 1, carry, plan)
+            save_checkpoint(checkpoints.path, chunk + 1, carry, plan, checkpoints.identity)
     bar.close()
     if cfg.stop_at_max_episodes:
         episodes = np.minimum(episodes, cfg.max_episodes)  # unfrozen runs played on, unlogged
@@ -540,39 +578,114 @@ def run_sharded(run: Run, keys: jax.Array, hparams=None, batched_hparams: bool =
 # %% ../nbs/06_loops.ipynb #ckpt0002
 @dataclass(frozen=True)
 class Checkpoints:
-    "Where and how often `run_chunked` saves the loop's whole state: every `every` chunks, into directory `path`."
+    """Where and how often `run_chunked` saves the loop's whole state: every `every` chunks, into directory `path`.
+    `identity` (JSON data: what the runs compute, e.g. `experiments.checkpoint_identity`) is saved with each
+    checkpoint, and a restore whose identity differs is refused, naming the first field that differs."""
 
     path: Any
     every: int = 5
+    identity: Any = None
 
     def __post_init__(self):
         check_int('every', self.every, 1)
 
 
+class CheckpointMismatch(ValueError):
+    "A checkpoint `restore_checkpoint` refuses: another plan or experiment, another structure, or unreadable."
+
+
 def _manager(path):
     import orbax.checkpoint as ocp
 
-    options = ocp.CheckpointManagerOptions(max_to_keep=1, enable_async_checkpointing=False, create=True)
+    options = ocp.CheckpointManagerOptions(
+        max_to_keep=1, enable_async_checkpointing=False, create=True, cleanup_tmp_directories=True
+    )
     return ocp.CheckpointManager(Path(path).resolve(), options=options)
 
 
-def save_checkpoint(path, chunk: int, carry, plan: dict) -> None:
-    "Save `carry` after `chunk` chunks of `plan` into `path` (atomically; only the newest checkpoint is kept)."
+class signals_deferred:
+    """Within it (in the main thread), SIGINT and SIGTERM wait: each is delivered, to the handler it would have met,
+    when the block ends, so that Ctrl-C cannot cut a checkpoint's save in half."""
+
+    SIGNALS = ('SIGINT', 'SIGTERM')
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.held, self.old = [], {}
+        if threading.current_thread() is threading.main_thread():
+            for name in self.SIGNALS:
+                number = getattr(signal, name)
+                self.old[number] = signal.signal(number, lambda signum, frame: self.held.append(signum))
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for number, handler in self.old.items():
+            signal.signal(number, handler)
+        if self.held:
+            signal.raise_signal(self.held[0])
+
+
+def save_checkpoint(path, chunk: int, carry, plan: dict, identity=None) -> None:
+    """Save `carry` after `chunk` chunks of `plan` into `path`, with `identity` (atomically, whole even if Ctrl-C comes
+    while it saves; only the newest checkpoint is kept)."""
     import orbax.checkpoint as ocp
 
-    with _manager(path) as manager:
+    with signals_deferred(), _manager(path) as manager:
         manager.save(
             chunk,
             args=ocp.args.Composite(
-                carry=ocp.args.StandardSave(carry), plan=ocp.args.JsonSave(dict(plan, chunk=chunk))
+                carry=ocp.args.StandardSave(carry),
+                plan=ocp.args.JsonSave(dict(plan, chunk=chunk, identity=identity)),
             ),
         )
         manager.wait_until_finished()
 
 
-def restore_checkpoint(path, carry, plan: dict):
+_UNSET = object()  # a key that one side of `first_difference` lacks
+
+
+def _short(value, width: int = 60) -> str:
+    text = 'unset' if value is _UNSET else json.dumps(value, sort_keys=True)
+    return text if len(text) <= width else text[: width - 3] + '...'
+
+
+def first_difference(name: str, saved, now) -> tuple | None:
+    "`(where, saved value, this value)` at the first place where JSON data `saved` and `now` differ (None: nowhere)."
+    if isinstance(saved, dict) and isinstance(now, dict):
+        for key in sorted(set(saved) | set(now)):
+            found = first_difference(f'{name}.{key}', saved.get(key, _UNSET), now.get(key, _UNSET))
+            if found:
+                return found
+        return None
+    return None if saved == now else (name, saved, now)
+
+
+def check_identity(path, saved, identity) -> None:
+    """A `ValueError` naming the first field of `identity` (down to a key of a dict) that the checkpoint in `path` was
+    saved with otherwise (`saved`: its identity; None, a checkpoint written before identities were saved, is not
+    checked)."""
+    if saved is None or identity is None:
+        return
+    for name in identity:
+        found = first_difference(name, saved.get(name), identity[name])
+        if found:
+            where, was, now = found
+            raise CheckpointMismatch(
+                f"checkpoint {str(path)!r} was saved by another experiment: its {where} was {_short(was)}, this "
+                f"one's is {_short(now)}; resume the experiment that saved it, or delete the checkpoint to train "
+                f"from the start"
+            )
+
+
+def restore_checkpoint(path, carry, plan: dict, identity=None):
     """`(chunks done, carry)` from the newest checkpoint in `path`, restored onto `carry`'s structure and devices;
-    None if there is none. A `ValueError` if it belongs to another plan (runs, slots, chunks, steps per chunk)."""
+    None if there is none. A one-line `ValueError` if it belongs to another plan (runs, slots, chunks, steps per
+    chunk), another identity (`check_identity`), or cannot be read into `carry` (a damaged checkpoint, or state of
+    another structure: the agent's code changed)."""
     import orbax.checkpoint as ocp
 
     if not Path(path).is_dir():
@@ -581,15 +694,78 @@ def restore_checkpoint(path, carry, plan: dict):
         chunk = manager.latest_step()
         if chunk is None:
             return None
-        saved = manager.restore(chunk, args=ocp.args.Composite(plan=ocp.args.JsonRestore()))['plan']
+        try:
+            saved = manager.restore(chunk, args=ocp.args.Composite(plan=ocp.args.JsonRestore()))['plan']
+        except Exception as e:
+            raise CheckpointMismatch(f"checkpoint {str(path)!r} cannot be read ({error_line(e)}); delete it") from None
         if {k: saved.get(k) for k in plan} != plan:
-            raise ValueError(
+            raise CheckpointMismatch(
                 f"checkpoint {str(path)!r} belongs to another run ({ {k: saved.get(k) for k in plan} }), "
                 f"not this one ({plan}): delete it, or resume the run it belongs to"
             )
+        check_identity(path, saved.get('identity'), identity)
+        check_state_shapes(path, Path(path).resolve() / str(chunk) / 'carry', carry)
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, carry)
-        restored = manager.restore(chunk, args=ocp.args.Composite(carry=ocp.args.StandardRestore(abstract)))['carry']
-    return chunk, restored
+        try:
+            restored = manager.restore(chunk, args=ocp.args.Composite(carry=ocp.args.StandardRestore(abstract)))
+        except Exception as e:
+            raise CheckpointMismatch(
+                f"checkpoint {str(path)!r} cannot be restored into this run's state ({error_line(e)}): it is "
+                f"damaged, or was saved by other code; delete it to train from the start"
+            ) from None
+    return chunk, restored['carry']
+
+
+def state_shapes(tree) -> dict:
+    "{'agent_state.params.Dense_0.bias': (shape, dtype name), ...}: every array of a state, by its path."
+    flat = jax.tree_util.tree_flatten_with_path(tree)[0]
+    return {jax.tree_util.keystr(p, simple=True, separator='.'): (tuple(x.shape), str(x.dtype)) for p, x in flat}
+
+
+def check_state_shapes(path, saved_carry, carry) -> None:
+    """A one-line `ValueError` naming the first array whose path, shape or dtype differs between the state saved in
+    `saved_carry` (read from its metadata, nothing restored) and `carry`: what a change of the agent's code gives,
+    which orbax reports as a tree of every difference. Metadata it cannot read is left to the restore to judge."""
+    import orbax.checkpoint as ocp
+
+    import logging
+
+    absl = logging.getLogger('absl')
+    level = absl.level
+    absl.setLevel(logging.ERROR)  # orbax warns that an item of a composite has no metadata file of its own
+    try:
+        meta = ocp.StandardCheckpointer().metadata(saved_carry).item_metadata
+        saved = {m.name: (tuple(m.shape), str(m.dtype)) for m in jax.tree.leaves(meta)}
+    except Exception:
+        return
+    finally:
+        absl.setLevel(level)
+    found = first_difference('state', saved, state_shapes(carry))
+    if found:
+        where, was, now = found
+        raise CheckpointMismatch(
+            f"checkpoint {str(path)!r} holds a state of another structure (its {where} was {_short(was)}, this run's "
+            f"is {_short(now)}): it was saved by other code; delete it to train from the start"
+        )
+
+
+def is_checkpoint_folder(path) -> bool:
+    "Whether `path` holds only what `save_checkpoint` writes there: orbax's step folders, finished or temporary."
+    return all(p.is_dir() and (p.name.isdigit() or '.orbax-checkpoint-tmp' in p.name) for p in Path(path).iterdir())
+
+
+def remove_checkpoints(path) -> None:
+    """Delete the checkpoint folder `path` once its run's results are on disk, if it is ours (`is_checkpoint_folder`);
+    a folder that holds anything else is left as it is, with a warning: it is not ours to delete."""
+    import shutil
+
+    path = Path(path)
+    if not path.is_dir():
+        return
+    if not is_checkpoint_folder(path):
+        warnings.warn(f"{str(path)!r} holds files that are not checkpoints of ours: left as it is", stacklevel=2)
+        return
+    shutil.rmtree(path, ignore_errors=True)
 
 # %% ../nbs/06_loops.ipynb #e8a173b6
 def greedy_episode(

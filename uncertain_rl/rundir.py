@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['SCHEMA_VERSION', 'SUMMARY_FILE', 'EPISODES_FILE', 'EVALUATIONS_FILE', 'SNAPSHOTS_FILE', 'CURVE_FILE', 'BSUITE_NAMES',
-           'VERSIONED', 'NEVER', 'COLUMNS', 'MEANINGS', 'write_atomic', 'episodes_csv', 'evaluations_csv', 'RunData',
-           'save_snapshots', 'load_snapshots', 'run_data_problem', 'package_versions', 'write_summary',
-           'plot_learning_curves', 'legend', 'process_running', 'process_alive', 'StoredRun', 'load_run']
+           'VERSIONED', 'NEVER', 'COLUMNS', 'MEANINGS', 'LOCK_FILE', 'write_atomic', 'episodes_csv', 'evaluations_csv',
+           'RunData', 'save_snapshots', 'load_snapshots', 'run_data_problem', 'package_versions', 'write_summary',
+           'plot_learning_curves', 'legend', 'process_running', 'process_alive', 'StoredRun', 'load_run',
+           'writable_problem', 'check_new_run_dir', 'RunLock']
 
 # %% ../nbs/82_rundir.ipynb #86ce1350
 import io
@@ -166,6 +167,17 @@ def load_snapshots(source) -> RunData:
             f"no snapshots at {str(path)!r}: train on Deep Sea with snapshots on (uncertain-rl train "
             f"--env deep_sea; they are on by default) and open its run directory"
         )
+    try:
+        with zipfile.ZipFile(path) as z:  # what it holds unpacked, before any of it is read: compression hides a size
+            unpacked = sum(i.file_size for i in z.infolist())
+        memory = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+        if unpacked > memory // 2:
+            raise ValueError(
+                f"{str(path)!r} unpacks to {unpacked / 2**20:,.0f} MiB, more than half of this machine's "
+                f"{memory / 2**20:,.0f} MiB: a run of fewer snapshots, seeds or cells fits"
+            )
+    except (OSError, zipfile.BadZipFile):
+        pass  # not a zip file: np.load says so below
     try:
         with np.load(path, allow_pickle=False) as f:
             snapshots = {k[len('snapshot_') :]: f[k] for k in f.files if k.startswith('snapshot_')}
@@ -338,8 +350,8 @@ class StoredRun:
 
     @property
     def status(self) -> str:
-        """'complete', 'interrupted' or 'running'; a run whose process died without a word (SIGKILL, a power cut) reads
-        as 'interrupted'."""
+        """'complete', 'interrupted', 'failed' (an error stopped it; `summary['error']` says which) or 'running'; a run
+        whose process died without a word (SIGKILL, a power cut) reads as 'interrupted'."""
         status = self.summary.get('status', 'complete')
         return 'interrupted' if status == 'running' and not process_alive(self.summary) else status
 
@@ -356,6 +368,16 @@ class StoredRun:
         import pandas as pd
 
         return pd.read_csv(self.path / EPISODES_FILE)
+
+    def logged_episodes(self, labels: list) -> np.ndarray:
+        "Episodes of each run (`labels[i]`, as `episodes_csv` wrote them) that `episodes.csv` holds (0 without it)."
+        path = self.path / EPISODES_FILE
+        if not path.is_file():
+            return np.zeros(len(labels), int)
+        table = self.episodes()
+        return np.array(
+            [int(np.logical_and.reduce([table[k] == v for k, v in label.items()]).sum()) for label in labels]
+        )
 
     def evaluations(self):
         "The greedy evaluations (a pandas DataFrame; empty if the run made none)."
@@ -384,11 +406,108 @@ def load_run(path) -> StoredRun:
         raise ValueError(f"{str(path)!r} is not a run directory: it has no {SUMMARY_FILE}")
     try:
         summary = json.loads(summary_path.read_text())
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:  # RecursionError: JSON nested too deep to read
         raise ValueError(f"{str(summary_path)!r} is not valid JSON ({e})") from None
-    if not isinstance(summary, dict) or int(summary.get('schema_version', 0)) > SCHEMA_VERSION:
+    version = summary.get('schema_version', 0) if isinstance(summary, dict) else None
+    readable = isinstance(version, int) and not isinstance(version, bool) and 0 <= version <= SCHEMA_VERSION
+    if not readable or not isinstance(summary.get('status', 'complete'), str):
         raise ValueError(
             f"{str(summary_path)!r} is not a summary this version can read (schema "
-            f"{summary.get('schema_version') if isinstance(summary, dict) else '?'}, this reads up to {SCHEMA_VERSION})"
+            f"{version if isinstance(summary, dict) else '?'}, this reads up to {SCHEMA_VERSION})"
         )
     return StoredRun(path, summary)
+
+# %% ../nbs/82_rundir.ipynb #rdown002
+LOCK_FILE = '.lock'  # in a run directory: the file its writer locks (empty; `RunLock`)
+
+
+def _existing_ancestor(path: Path) -> Path:
+    "`path` if it exists, else its nearest ancestor that does: where creating it starts."
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def writable_problem(directory: Path) -> str | None:
+    "Why nothing can be created in the existing `directory` (tried: a temporary folder made and removed), or None."
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=directory, prefix='.uncertain_rl-probe-'))
+    except (OSError, ValueError) as e:
+        return f"{str(directory)!r} is not writable ({e.strerror if isinstance(e, OSError) and e.strerror else e})"
+    return None
+
+
+def check_new_run_dir(path, field: str = 'out') -> Path:
+    """`path` as a `Path` if a new run may be written there: it does not exist and can be created, or it is an empty,
+    writable directory. A `ValueError` naming `field` otherwise; nothing is created."""
+    path = Path(path)
+    if '\x00' in str(path):
+        raise ValueError(f"{field} {str(path)!r} is not a usable path (it holds a NUL character)")
+    try:
+        ancestor = _existing_ancestor(path)
+        exists = path.exists()
+    except (OSError, ValueError) as e:  # a name too long for the file system to look up, a NUL byte
+        why = e.strerror if isinstance(e, OSError) and e.strerror else e
+        raise ValueError(f"{field} {str(path)!r} is not a usable path ({why})") from None
+    if exists and not path.is_dir():
+        raise ValueError(f"{field} {str(path)!r} is a file, not a directory; give a new or empty directory")
+    if not ancestor.is_dir():
+        raise ValueError(f"{field} {str(path)!r} cannot be created: {str(ancestor)!r} is a file, not a directory")
+    if exists:
+        held = sorted(p.name for p in path.iterdir() if p.name != LOCK_FILE)
+        if SUMMARY_FILE in held:
+            raise ValueError(
+                f"{field} {str(path)!r} holds an earlier run ({SUMMARY_FILE}); choose another directory, delete it, "
+                f"or resume it (resume=DIR, uncertain-rl train --resume DIR)"
+            )
+        if held:
+            shown = ', '.join(repr(n) for n in held[:3]) + (f' and {len(held) - 3} more' if len(held) > 3 else '')
+            raise ValueError(
+                f"{field} {str(path)!r} is not empty and holds no run of ours ({shown}); a run writes only into a "
+                f"new or empty directory, so that it never overwrites or deletes what it did not write"
+            )
+    problem = writable_problem(ancestor)
+    if problem:
+        raise ValueError(f"{field} {str(path)!r} cannot be written: {problem}")
+    return path
+
+
+class RunLock:
+    """An exclusive lock on run directory `path` (`flock` on `path/.lock`), held from `acquire()` to `release()` (or
+    within `with`), released by the kernel if the process dies. A `ValueError` if another process holds it."""
+
+    def __init__(self, path):
+        self.path, self.fd = Path(path), None
+
+    def acquire(self) -> 'RunLock':
+        import fcntl
+
+        try:
+            fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+        except OSError as e:
+            raise ValueError(f"{str(self.path)!r} cannot be locked ({e.strerror or e})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ValueError(
+                f"{str(self.path)!r} is in use: another process is training in it (a run or a resume holds its "
+                f"lock); wait for it to end, or choose another directory"
+            ) from None
+        self.fd = fd
+        return self
+
+    def release(self, remove: bool = False) -> None:
+        """Release the lock; with `remove`, delete the lock file first (a complete run's: any later process refuses
+        its directory whatever it locks, so nothing is left for a lock to guard)."""
+        if self.fd is not None:
+            if remove:
+                (self.path / LOCK_FILE).unlink(missing_ok=True)
+            os.close(self.fd)  # closing the file releases the lock
+            self.fd = None
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import stats
 from .core import PROFILES, Claim, claims, setting_key, suites
-from .store import load_records
+from .store import STORE_FILE, check_known, load_records
 from ..testing import checkout_root
 
 # %% ../../nbs/89_suites.report.ipynb #80c0ec09
@@ -597,6 +597,8 @@ def report(out) -> list:
     from uncertain_rl.rundir import write_atomic
 
     records = load_records(out)
+    for r in records:  # a suite or agent this code does not know: refused in one line, before a lookup fails
+        check_known(r, f"{str(Path(out) / STORE_FILE)!r} cannot be reported")
     rows, results = leaderboard(records), check_claims(records)
     agg = aggregates(rows)
     write_atomic(Path(out) / 'leaderboard.json', json.dumps(dict(rows=rows, aggregates=agg), indent=1, default=float))

@@ -8,12 +8,13 @@ __all__ = ['COMPUTING', 'PROVENANCE', 'EQUIVALENT_CODE', 'STORE_FILE', 'CHECKPOI
            'KEY_FIELDS', 'MISSING_LOGS', 'SUBMIT_COMMANDS', 'code_fingerprint', 'run_fingerprint', 'suite_fingerprint',
            'versions', 'git_commit', 'equivalent_code', 'same_code', 'digest', 'config_json', 'open_store',
            'check_columns', 'insert_records', 'stored', 'read_store', 'load_records', 'lease_owner', 'owner_alive',
-           'expired', 'lease', 'release', 'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design',
-           'run_experiment', 'static_part', 'arm_calls', 'bsuite_csv', 'csv_path', 'run_key', 'record_key',
-           'call_records', 'stored_as', 'call_records_of', 'device_versions', 'train_call', 'runs_on', 'Shard',
-           'refuse_distributed', 'describe_call', 'run_design', 'check_agents', 'run', 'claim_names', 'run_claims',
-           'table_designs', 'claim_designs', 'plan_design', 'plan_designs', 'inside', 'merge', 'ShardJob',
-           'shard_store', 'submit']
+           'lease_stamp', 'expired', 'held_elsewhere', 'lease', 'release', 'LeaseLost', 'lost_leases', 'watch_leases',
+           'Heartbeat', 'Run', 'Design', 'table_design', 'claim_design', 'run_experiment', 'static_part', 'arm_calls',
+           'bsuite_csv', 'csv_path', 'run_key', 'record_key', 'call_records', 'stored_as', 'call_records_of',
+           'device_versions', 'train_call', 'runs_on', 'Shard', 'refuse_distributed', 'describe_call', 'store_call',
+           'run_design', 'check_agents', 'run', 'claim_names', 'run_claims', 'table_designs', 'claim_designs',
+           'plan_design', 'plan_designs', 'inside', 'unknown_field', 'check_known', 'stored_keys', 'merge_plan',
+           'missing_folders', 'remove_created', 'place_logs', 'merge', 'ShardJob', 'shard_store', 'submit']
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import ast
@@ -403,32 +404,43 @@ HEARTBEAT_SECONDS = 60  # a training call renews its leases this often ...
 LEASE_EXPIRY_SECONDS = 600  # ... and a lease not renewed for this long has expired, whoever holds it
 
 
-def expired(since: str, now: float | None = None) -> bool:
-    "Whether a lease last renewed at `since` (local time, as `lease` writes it) has expired."
+def lease_stamp(now: float | None = None) -> str:
+    """The time a lease is taken or renewed at, as the `since` column keeps it: UTC epoch seconds (`time.time`), which
+    read the same on every host whatever its time zone (local clock text would make a process behind UTC look stale)."""
+    return repr(float(time.time() if now is None else now))
+
+
+def expired(since, now: float | None = None) -> bool:
+    """Whether a lease renewed at `since` (epoch seconds, as `lease_stamp` writes them) has expired: renewed more than
+    `LEASE_EXPIRY_SECONDS` ago, or dated more than that ahead of this clock (a clock that skew puts in the future would
+    otherwise hold its lease forever). Text that is not epoch seconds (a store of older code) has expired."""
     try:
-        renewed = time.mktime(time.strptime(since, '%Y-%m-%dT%H:%M:%S'))
+        renewed = float(since)
     except (TypeError, ValueError):
         return True
-    return (time.time() if now is None else now) - renewed > LEASE_EXPIRY_SECONDS
+    return not abs((time.time() if now is None else now) - renewed) <= LEASE_EXPIRY_SECONDS  # NaN: expired
+
+
+def held_elsewhere(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list:
+    """Those of `keys` that an owner other than `owner` (this process by default) holds alive: its process running as
+    far as this host can tell (`owner_alive`) and its lease not `expired`."""
+    owner, keys = owner or lease_owner(), list(keys)
+    if not keys:
+        return []
+    rows = con.execute(f"SELECT key, owner, since FROM leases WHERE key IN ({', '.join('?' * len(keys))})", keys)
+    live = {k for k, o, since in rows if o != owner and owner_alive(o) and not expired(since)}
+    return [k for k in keys if k in live]
 
 
 def lease(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list:
     """Lease `keys` to `owner` (this process by default); returns the keys now held: those no other owner holds
-    alive (its process running, its lease renewed within `LEASE_EXPIRY_SECONDS`)."""
+    alive (`held_elsewhere`)."""
     owner = owner or lease_owner()
     con.execute('BEGIN IMMEDIATE')
     try:
-        rows = con.execute(f"SELECT key, owner, since FROM leases WHERE key IN ({', '.join('?' * len(keys))})", keys)
-        held = {k: (o, since) for k, o, since in rows}
-        mine = [
-            k
-            for k in keys
-            if k not in held or held[k][0] == owner or not owner_alive(held[k][0]) or expired(held[k][1])
-        ]
-        con.executemany(
-            'INSERT OR REPLACE INTO leases VALUES (?, ?, ?)',
-            [(k, owner, time.strftime('%Y-%m-%dT%H:%M:%S')) for k in mine],
-        )
+        taken = set(held_elsewhere(con, keys, owner))
+        mine = [k for k in keys if k not in taken]
+        con.executemany('INSERT OR REPLACE INTO leases VALUES (?, ?, ?)', [(k, owner, lease_stamp()) for k in mine])
         con.commit()
     except BaseException:
         con.rollback()
@@ -436,14 +448,47 @@ def lease(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list
     return mine
 
 
-def release(con: sqlite3.Connection, keys: list) -> None:
-    "Drop the leases on `keys`."
+def release(con: sqlite3.Connection, keys: list, owner: str | None = None) -> None:
+    """Drop `owner`'s leases (this process's by default) on `keys`; a lease another process took over is its own to
+    drop."""
+    owner = owner or lease_owner()
     with con:
-        con.executemany('DELETE FROM leases WHERE key = ?', [(k,) for k in keys])
+        con.executemany('DELETE FROM leases WHERE key = ? AND owner = ?', [(k, owner) for k in keys])
+
+
+class LeaseLost(Exception):
+    "Raised inside a training call whose leases another process took over: the call stops, the records are its."
+
+
+def lost_leases(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list:
+    "Those of `keys` whose lease no longer names `owner` (this process by default): taken over, or dropped by a taker."
+    owner, keys = owner or lease_owner(), list(keys)
+    rows = con.execute(
+        f"SELECT key FROM leases WHERE owner = ? AND key IN ({', '.join('?' * len(keys))})", [owner, *keys]
+    )
+    mine = {k for (k,) in rows}
+    return [k for k in keys if k not in mine]
+
+
+def watch_leases(con: sqlite3.Connection, keys: list, on_chunk=None, owner: str | None = None):
+    """An experiment's `on_chunk` callback (after `on_chunk`, the experiment's own, if any) that raises `LeaseLost`
+    once the lease of any of `keys` no longer names `owner`: a process that took a lease it thought expired trains the
+    call itself, so this one stops rather than train it twice into one checkpoint folder."""
+    owner = owner or lease_owner()
+
+    def check(logs, episodes):
+        if on_chunk is not None:
+            on_chunk(logs, episodes)
+        lost = lost_leases(con, keys, owner)
+        if lost:
+            raise LeaseLost(f"{len(lost)} of the call's {len(keys)} leases were taken over by another process")
+
+    return check
 
 
 class Heartbeat:
-    "While in its `with` block, a thread renews `owner`'s leases in the store at `out` every `every` seconds."
+    """While in its `with` block, a thread renews `owner`'s leases in the store at `out` every `every` seconds (with
+    `lease_stamp`: epoch seconds)."""
 
     def __init__(self, out, owner: str | None = None, every: float = HEARTBEAT_SECONDS):
         import threading
@@ -456,9 +501,7 @@ class Heartbeat:
         try:
             while not self.stop.wait(self.every):
                 with con:
-                    con.execute(
-                        'UPDATE leases SET since = ? WHERE owner = ?', (time.strftime('%Y-%m-%dT%H:%M:%S'), self.owner)
-                    )
+                    con.execute('UPDATE leases SET since = ? WHERE owner = ?', (lease_stamp(), self.owner))
         except sqlite3.Error:
             pass  # a missed beat: the lease may expire
         finally:
@@ -772,16 +815,70 @@ def describe_call(design: Design, arm: Arm, runs: list) -> str:
     )
 
 
+def store_call(
+    con: sqlite3.Connection,
+    out: Path,
+    design: Design,
+    arm: Arm,
+    runs: list,
+    config,
+    records: list,
+    computing: dict,
+    counts: dict,
+    devices='all',
+    progress: bool = False,
+    keys=None,
+) -> list:
+    """Store what one call (`runs`, their records-to-be `records`) lacks, of its records keyed `keys` (None: all):
+    count those stored, copy those another design stored, train those this process can lease; add to `counts`.
+    Returns the records left to other processes: leased by them, or taken over while this process trained them (the
+    call stops at its next chunk, stores nothing and leaves its checkpoint to the process that took it)."""
+    from dataclasses import replace
+
+    chosen = [i for i, r in enumerate(records) if keys is None or r['key'] in keys]
+    found, here = stored_as(con, design, arm, runs, config, records, computing), (design.name, arm.label)
+    own = lambda r: {k: r[k] for k in ('design', 'arm', 'setting_index', 'seed')}
+    copies = [
+        dict(next(iter(found[i].values())), **own(records[i])) for i in chosen if found[i] and here not in found[i]
+    ]
+    counts['copied'] += insert_records(con, copies)
+    counts['stored'] += sum(here in found[i] for i in chosen)
+    pending = [records[i] for i in chosen if not found[i]]
+    held = set(lease(con, [r['key'] for r in pending])) if pending else set()
+    left, pending = [r for r in pending if r['key'] not in held], [r for r in pending if r['key'] in held]
+    if not pending:
+        return left
+    try:
+        todo = [run for run, r in zip(runs, records) if r['key'] in held]
+        if progress:
+            print(describe_call(design, arm, todo), file=sys.stderr, flush=True)
+        checkpoints = out / CHECKPOINTS_DIR / digest(*sorted(r['key'] for r in pending))[:16]
+        experiment = run_experiment(design, arm, todo, devices)
+        experiment = replace(experiment, on_chunk=watch_leases(con, sorted(held), experiment.on_chunk))
+        with Heartbeat(out):
+            new = train_call(out, design, experiment, pending, progress, checkpoints)
+        insert_records(con, new)
+        shutil.rmtree(checkpoints, ignore_errors=True)  # stored: nothing to resume
+    except LeaseLost:
+        return left + pending  # the process that took them trains them, from the checkpoint left here
+    finally:
+        release(con, list(held))  # ours only: a lease taken over stays its taker's
+    counts['trained'] += len(new)
+    return left
+
+
 def run_design(
     design: Design, out, devices='all', progress: bool = False, shard: Shard | None = None, plan: dict | None = None
 ) -> dict:
     """Train what `design` asks for into the store in `out`, skipping what is stored. Returns counts: records trained,
     found stored, copied from another design, left to another live process (`in_flight`), arms skipped as unsupported,
-    calls left to other shards. With `shard`, only that part of the plan's calls; `plan` counts calls across designs."""
+    calls left to other shards. With `shard`, only that part of the plan's calls; `plan` counts calls across designs.
+    Records left to another process are tried again at the end (it may have finished them, or died), and only those
+    still leased by a live holder count as in flight."""
     refuse_distributed()
     out, plan = Path(out), plan if plan is not None else dict(index=0)
     counts = dict(trained=0, stored=0, copied=0, in_flight=0, unsupported=0, other_shards=0)
-    computing = versions(COMPUTING)
+    computing, deferred = versions(COMPUTING), []
     con = open_store(out)
     try:
         for arm in design.arms:
@@ -794,31 +891,12 @@ def run_design(
                     counts['other_shards'] += 1
                     continue
                 records = call_records_of(design, arm, runs, config, computing, devices)
-                found, here = stored_as(con, design, arm, runs, config, records, computing), (design.name, arm.label)
-                own = lambda r: {k: r[k] for k in ('design', 'arm', 'setting_index', 'seed')}
-                copies = [dict(next(iter(f.values())), **own(r)) for r, f in zip(records, found) if f and here not in f]
-                counts['copied'] += insert_records(con, copies)
-                counts['stored'] += sum(here in f for f in found)
-                pending = [r for r, f in zip(records, found) if not f]
-                held = set(lease(con, [r['key'] for r in pending])) if pending else set()
-                counts['in_flight'] += len(pending) - len(held)
-                pending = [r for r in pending if r['key'] in held]
-                if not pending:
-                    continue
-                try:
-                    todo = [run for run, r in zip(runs, records) if r['key'] in held]
-                    if progress:
-                        print(describe_call(design, arm, todo), file=sys.stderr, flush=True)
-                    checkpoints = out / CHECKPOINTS_DIR / digest(*sorted(r['key'] for r in pending))[:16]
-                    with Heartbeat(out):
-                        new = train_call(
-                            out, design, run_experiment(design, arm, todo, devices), pending, progress, checkpoints
-                        )
-                    insert_records(con, new)
-                    shutil.rmtree(checkpoints, ignore_errors=True)  # stored: nothing to resume
-                finally:
-                    release(con, list(held))
-                counts['trained'] += len(new)
+                left = store_call(con, out, design, arm, runs, config, records, computing, counts, devices, progress)
+                if left:
+                    deferred.append((arm, runs, config, records, {r['key'] for r in left}))
+        for arm, runs, config, records, keys in deferred:  # their holders may have finished them, or died
+            left = store_call(con, out, design, arm, runs, config, records, computing, counts, devices, progress, keys)
+            counts['in_flight'] += len(held_elsewhere(con, [r['key'] for r in left]))
     finally:
         con.close()
     return counts
@@ -995,46 +1073,62 @@ def inside(root: Path, relative) -> Path:
     return path
 
 
-def merge(out, sources, missing_logs: str = 'error') -> int:
-    "Add the records (and CSV logs) of the stores in `sources` that the store in `out` lacks; returns how many."
-    import shutil
-    from uncertain_rl.checks import check_choice
+def unknown_field(record: dict) -> tuple | None:
+    """The first of a record's `suite` and `agent` that this code does not know, as (field, value, the names it knows);
+    None when it knows both. Such a record (another version's suite, a plugin not installed here, a crafted store)
+    cannot be scored: the report would look it up and fail."""
+    from uncertain_rl.registry import AGENTS
 
-    check_choice('missing_logs', missing_logs, MISSING_LOGS)
-    out, added, loaded = Path(out), 0, []
-    for source in map(Path, sources):  # every source read and checked before anything is written
+    for field, known in (('suite', suites()), ('agent', AGENTS)):
+        if record.get(field) not in known:
+            return field, record.get(field), tuple(known)
+    return None
+
+
+def check_known(record: dict, where: str) -> None:
+    "A `ValueError` in one line naming `where`, the record (design, arm), its field and value and the names allowed."
+    found = unknown_field(record)
+    if found is not None:
+        field, value, allowed = found
+        raise ValueError(
+            f"{where}: a record of design {record.get('design')!r}, arm {record.get('arm')!r}: {field} must be one of "
+            f"{', '.join(map(repr, allowed))}, got {value!r}"
+        )
+
+
+def stored_keys(out: Path) -> set:
+    "The (key, design, arm) of every record of the store in `out`, read without writing (none if it has no store)."
+    if not (out / STORE_FILE).is_file():
+        return set()
+    con = read_store(out)
+    try:
+        return set(con.execute(f"SELECT {', '.join(KEYED)} FROM records"))
+    finally:
+        con.close()
+
+
+def merge_plan(out: Path, sources, missing_logs: str = 'error') -> tuple:
+    """What merging `sources` into the store in `out` writes, found with every source checked and nothing written:
+    (the records `out` lacks, of every source in turn, as rows to insert; the CSV logs to copy, [(source file,
+    target)]). A record held by `out` or by an earlier source is left out with its log (the first one stays). A
+    `ValueError` names the source and what is wrong: no store, a record of a suite or agent this code does not know
+    (`check_known`), a log path outside its store (`inside`), a log gone (unless `missing_logs='keep'`, which stores
+    the record without it)."""
+    have, records, copies, targets = stored_keys(out), [], [], set()
+    for source in map(Path, sources):
         if not (source / STORE_FILE).is_file():
             raise ValueError(f"sources: {str(source)!r} has no {STORE_FILE}")
-        records = [
-            dict(
-                r,
-                setting=setting_key(r['setting']),
-                metrics=json.dumps(r['metrics']),
-                versions=json.dumps(r['versions'], sort_keys=True),
-                stop_early=int(r['stop_early']),
-            )
-            for r in load_records(source)
-        ]
-        for r in records:
+        for r in load_records(source):
+            check_known(r, f"sources: {str(source)!r}")
             if r['csv'] is not None:
-                inside(source, r['csv']), inside(out, r['csv'])
-        loaded.append((source, records))
-    con = open_store(out)
-    try:
-        have = set(con.execute(f"SELECT {', '.join(KEYED)} FROM records"))
-        for source, records in loaded:
-            # a record the store holds already keeps its own log: copying this one's would leave a file no record names
-            records = [r for r in records if tuple(r[c] for c in KEYED) not in have]
-            have |= {tuple(r[c] for c in KEYED) for r in records}
-            for r in records:
-                if r['csv'] is None:
-                    continue
                 src, dst = inside(source, r['csv']), inside(out, r['csv'])
-                if dst.exists():
-                    continue
+            if tuple(r[c] for c in KEYED) in have:
+                continue  # held already, with its own log: copying this one's would leave a log no record names
+            have.add(tuple(r[c] for c in KEYED))
+            if r['csv'] is not None and dst not in targets and not dst.exists():
                 if src.is_file():
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(src, dst, follow_symlinks=False)
+                    copies.append((src, dst))
+                    targets.add(dst)
                 elif missing_logs == 'keep':
                     r['csv'] = None
                 else:
@@ -1042,7 +1136,83 @@ def merge(out, sources, missing_logs: str = 'error') -> int:
                         f"sources: {str(source)!r} lacks the CSV log {r['csv']!r}; "
                         "missing_logs='keep' stores its records without their logs"
                     )
-            added += insert_records(con, records)
+            records.append(
+                dict(
+                    r,
+                    setting=setting_key(r['setting']),
+                    metrics=json.dumps(r['metrics']),
+                    versions=json.dumps(r['versions'], sort_keys=True),
+                    stop_early=int(r['stop_early']),
+                )
+            )
+    return records, copies
+
+
+def missing_folders(path: Path) -> list:
+    "The folders among `path` and its parents that do not exist, outermost first: what creating `path` makes."
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    return missing[::-1]
+
+
+def remove_created(paths: list) -> None:
+    "Remove `paths` (files and folders, in the order they were made) newest first; a folder only if it is empty."
+    for p in reversed(paths):
+        if p.is_dir() and not p.is_symlink():
+            try:
+                p.rmdir()
+            except OSError:
+                pass  # something else was put there meanwhile: not ours to remove
+        else:
+            p.unlink(missing_ok=True)
+
+
+def place_logs(copies: list) -> list:
+    """Copy each (source file, target) under a temporary name beside its target, then rename it into place (a target
+    is never half written). Returns what it made, folders and files in order; on an error it removes them first."""
+    import os
+
+    made, temporary = [], None
+    try:
+        for src, dst in copies:
+            made += missing_folders(dst.parent)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            temporary = dst.with_name(f'.{dst.name}.{os.getpid()}.merging')
+            shutil.copyfile(src, temporary, follow_symlinks=False)
+            os.replace(temporary, dst)
+            made.append(dst)
+    except BaseException:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        remove_created(made)
+        raise
+    return made
+
+
+def merge(out, sources, missing_logs: str = 'error') -> int:
+    """Add the records (and CSV logs) of the stores in `sources` that the store in `out` lacks; returns how many. All
+    or nothing: every source is checked (`merge_plan`) before anything is written, `out` not even created; then the
+    logs are placed and every record inserted in one transaction; if that fails, what this merge made is removed and
+    the store is as it was."""
+    from uncertain_rl.checks import check_choice
+
+    check_choice('missing_logs', missing_logs, MISSING_LOGS)
+    out = Path(out)
+    records, copies = merge_plan(out, sources, missing_logs)
+    made = missing_folders(out)
+    if not (out / STORE_FILE).exists():  # a store this merge creates goes too, if it fails
+        made += [out / f'{STORE_FILE}{end}' for end in ('', '-journal', '-wal', '-shm')]
+    con = open_store(out)
+    try:
+        made += place_logs(copies)
+        added = insert_records(con, records)  # every source's records, one transaction
+    except BaseException:
+        con.close()
+        remove_created(made)
+        raise
+    try:
         con.execute('PRAGMA journal_mode=DELETE')  # one self-contained file, to copy or commit
     finally:
         con.close()
