@@ -94,6 +94,16 @@ def train_registry(
     return result, e, make_agent(agent, result.config, gymnax_spec(e))
 
 
+def stop_server(proc, timeout: float = 30) -> str:
+    "Stop a server started by a test (SIGTERM, then SIGKILL after `timeout` s); what it printed ('' if killed)."
+    proc.terminate()
+    try:
+        return proc.communicate(timeout=timeout)[0] or ''
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return ''
+
+
 def refused(capsys, *argv) -> str:
     """Run the command line in-process (`uncertain_rl.app.cli.main`): it must answer in one line
     `uncertain-rl: error: ...` with exit code 2 and no traceback. Returns what it printed."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CHROMIUM, SCREENSHOTS, free_port, need_browser, refused, wait_for_port
+from conftest import CHROMIUM, SCREENSHOTS, free_port, need_browser, refused, stop_server, wait_for_port
 from uncertain_rl.app.cli import main
 from uncertain_rl.rundir import SNAPSHOTS_FILE, RunData, save_snapshots
 
@@ -228,12 +228,7 @@ def test_hostile_labels_in_the_app_in_chromium(tmp_path):
             )
             browser.close()
     finally:
-        proc.terminate()
-        try:
-            log = proc.communicate(timeout=30)[0]
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            log = ''
+        log = stop_server(proc, 30)
     assert found['pwned'] == [None, None], (found, log[-2000:])
     assert found['elements'] == [], found
     status = ' '.join(found['status'].split())

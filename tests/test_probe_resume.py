@@ -73,27 +73,27 @@ def test_a_resume_of_the_same_experiment_still_goes_on(tmp_path, capsys):
 
 def test_two_resumes_cannot_both_train(tmp_path, capsys):
     """A resume holds the run directory's lock from its first step: a second one, started before the first has
-    written `running` (about 9 s of checks and compilation), is refused instead of training the same directory."""
+    written `running` (about 9 s of checks and compilation), is refused instead of training the same directory. The
+    first is a process that holds an exclusive `flock` on the directory's lock file, as a resume at its first step
+    does."""
     out = interrupted(tmp_path / 'run')
-    holder = subprocess.Popen(  # the first resume, at its first step: it holds the lock
-        [sys.executable, '-c', f'from uncertain_rl.rundir import RunLock; RunLock({str(out)!r}).acquire(); input()'],
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            '-c',
+            f'import fcntl; f = open({str(out / ".lock")!r}, "a"); fcntl.flock(f, fcntl.LOCK_EX); '
+            'print(1, flush=True); input()',
+        ],
         stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
-        for _ in range(300):
-            try:
-                from uncertain_rl.rundir import RunLock
-
-                RunLock(out).acquire().release()
-            except ValueError:
-                break  # held
-            import time
-
-            time.sleep(0.05)
+        first.stdout.readline()  # it holds the lock now
         assert 'is in use: another process is training in it' in refused(capsys, 'train', '--resume', out)
     finally:
-        holder.kill()
-        holder.wait()
+        first.kill()
+        first.wait()
     assert load_run(out).status == 'interrupted'
 
 

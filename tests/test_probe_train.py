@@ -71,6 +71,14 @@ def test_out_that_cannot_be_written_is_refused_before_training(tmp_path, capsys,
         assert why in refused(capsys, *train('--out', out))
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason='root writes past permission bits (/proc and /sys stand in above)')
+def test_a_read_only_directory_is_refused(tmp_path, capsys):
+    read_only = tmp_path / 'ro'
+    read_only.mkdir()
+    read_only.chmod(0o555)
+    assert 'cannot be written' in refused(capsys, *train('--out', read_only / 'run'))
+
+
 @pytest.mark.parametrize(
     'option, why',
     [

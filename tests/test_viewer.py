@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from conftest import cli, CHROMIUM, SCREENSHOTS, need_browser, free_port, wait_for_port
+from conftest import CHROMIUM, SCREENSHOTS, cli, free_port, need_browser, stop_server, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(str(p.parent) for p in (ROOT / 'examples' / 'runs').glob('*/snapshots.npz'))
@@ -109,12 +109,7 @@ def test_viewer_in_voila():
             assert 'Traceback' not in text and 'Error' not in text, text[:2000]
             browser.close()
     finally:
-        proc.terminate()
-        try:
-            log = proc.communicate(timeout=20)[0]
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            log = ''
+        log = stop_server(proc, 20)
     assert not problems, '\n'.join(problems[:20]) + '\n' + log[-3000:]
 
 

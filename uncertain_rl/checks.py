@@ -76,7 +76,7 @@ def check_sizes(name: str, value, allow_empty: bool = False) -> tuple:
 def error_line(error: BaseException, width: int = 200) -> str:
     "`error` as one short line: its type, and the first line of its message (at most `width` characters)."
     lines = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {lines[0][:width] if lines else ''}".rstrip(': ')
+    return f"{type(error).__name__}: {lines[0][:width]}" if lines else type(error).__name__
 
 # %% ../nbs/00_checks.ipynb #b3c48f3c
 def integer(low: int = 0, high: int | None = None) -> Callable:
