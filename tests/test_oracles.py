@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 ORACLES = ROOT / 'benchmarks' / 'results' / 'oracles'
 TABLE1 = ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'table1.py'
@@ -92,7 +94,7 @@ def committed_lines(pattern: str) -> list:
 
 def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
     "The Results page's line for the authors' PE-DQN, recomputed by compare.py from the committed summaries."
-    for data in committed_lines('pe_dqn_scaling_n*.json'):
+    for data in committed_lines('pe_dqn_scaling_n??.json'):
         n = data['size']
         groups = [
             f'--{g}={PE_DQN_ORACLE / f"{d}{n}"}'
@@ -100,6 +102,32 @@ def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
             if (PE_DQN_ORACLE / f'{d}{n}' / 'summary.json').exists()  # our PE-DQN may still be running
         ]
         assert recomputed(COMPARE, ['--size', str(n), *groups], tmp_path) == data
+
+
+def test_the_committed_pe_dqn_growth_test_is_what_the_two_summaries_give(tmp_path):
+    "The growth-with-N line, recomputed by compare.py --growth from the two committed summaries."
+    (data,) = committed_lines('pe_dqn_scaling_n14_growth.json')
+    paths = [str(ORACLES / f'pe_dqn_scaling_n{n}.json') for n in (10, 14)]
+    assert recomputed(COMPARE, ['--growth', *paths], tmp_path) == data
+    assert all(g['holm'] >= 0.05 for g in data['tests']) == data['summary'].endswith('withdrawn at these sizes')
+
+
+def test_pe_dqn_growth_by_hand(tmp_path):
+    """The interaction test by hand: a ratio of 2 at both sizes has not changed (x1, p = 1); 2 then 1, each with a 95%
+    interval of x/÷ e^0.196 (se 0.1 on the log scale), has changed by x0.5 with z = log 2 / (0.1 sqrt 2)."""
+    import importlib.util
+
+    from scipy.stats import norm
+
+    spec = importlib.util.spec_from_file_location('pe_compare', COMPARE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    w = np.exp(norm.isf(0.025) * 0.1)
+    line = lambda n, r: dict(size=n, tests={'a / b': dict(ratio=r, low=r / w, high=r * w)})
+    same = mod.growth(line(10, 2.0), line(14, 2.0), 'a / b')
+    assert np.isclose(same['change'], 1.0) and np.isclose(same['p'], 1.0)
+    half = mod.growth(line(10, 2.0), line(14, 1.0), 'a / b')
+    assert np.isclose(half['change'], 0.5) and np.isclose(half['p'], 2 * norm.sf(np.log(2) / (0.1 * np.sqrt(2))))
 
 
 def test_the_committed_iv_rl_comparison_is_what_both_sides_logs_give(tmp_path):

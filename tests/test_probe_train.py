@@ -179,7 +179,7 @@ def test_three_ctrl_c_leave_an_interrupted_run(tmp_path):
     written down (they had cut the clean-up short: exit 134, status left `running`)."""
     out = tmp_path / 'run'
     proc = subprocess.Popen(
-        [sys.executable, '-m', 'uncertain_rl', 'train', '--size', '6', '--episodes', '100000', '--seeds', '1']
+        [sys.executable, '-m', 'uncertain_rl', 'train', '--size', '6', '--episodes', '10000', '--seeds', '1']
         + ['--snapshots', '0', '--eval-every', '0', '--no-progress', '--out', str(out)],
         stderr=subprocess.PIPE,
         text=True,

@@ -162,6 +162,7 @@ IV_DQN_TABLE_1 = Claim(
     reported="episodes to a 100-episode mean of 750, 25th-50th-75th percentiles of 20 runs: IV-DQN 105-112-117, "
     "Bootstrapped DQN 160-174-196, DQN 171-193-never (Table 1)",
     scale='paper',
+    family='iv_rl',
 )
 
 CLAIMS = (IV_DQN_TABLE_1,)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['BSUITE_LOG_RATIOS', 'ENTRY_POINT_GROUP', 'CARTPOLE_CPU_EPISODES', 'PROFILES', 'CLAIM_TESTS', 'CLAIM_SCALES',
            'CLAIM_DEVICES', 'bsuite_logged', 'bsuite_log_episodes', 'score_by_scaling', 'Suite', 'setting_key',
-           'suites', 'suite', 'Profile', 'Arm', 'Claim', 'deep_sea_runs', 'claims']
+           'suites', 'suite', 'Profile', 'Arm', 'Claim', 'deep_sea_runs', 'claims', 'families']
 
 # %% ../../nbs/85_suites.core.ipynb #7fbdb71f
 import importlib
@@ -204,6 +204,9 @@ class Claim:
     reported: str = ''  # the paper's own result for it, quoted with where it is
     scale: str = 'reduced'  # 'paper': the paper's sizes, budget and networks; 'reduced': a smaller design
     device: str = 'cpu'  # where the design finishes: 'cpu' (2 cores, hours) or 'gpu' (a device, a cluster)
+    family: str = ''  # its Holm family, declared with it: every claim naming it, run or not ('': a family of its own)
+    secondary: tuple = ()  # further metrics (`suites.report.METRICS`) reported beside the verdict, never deciding it
+    superseded: str = ''  # why a later design replaces this one ('' while it stands): kept and shown, in no family
 
     def __post_init__(self):
         labels = [a.label for a in self.arms]
@@ -217,6 +220,10 @@ class Claim:
             raise ValueError(f"claim {self.name!r}: scale must be one of {CLAIM_SCALES}, got {self.scale!r}")
         if self.device not in CLAIM_DEVICES:
             raise ValueError(f"claim {self.name!r}: device must be one of {CLAIM_DEVICES}, got {self.device!r}")
+        if self.family and self.superseded:
+            raise ValueError(
+                f"claim {self.name!r}: a superseded claim belongs to no Holm family, got family={self.family!r}"
+            )
 
     def budget(self, setting: dict) -> int:
         "The episodes of a run of `setting`."
@@ -249,3 +256,13 @@ def claims() -> dict:
             raise ValueError(f"claim {c.name!r} is declared twice")
         found[c.name] = c
     return found
+
+
+def families(declared: Mapping | None = None) -> dict:
+    """Each Holm family: its standing claims' names, in declaration order; a claim naming no family is one of its own
+    (keyed by its name), a superseded claim belongs to none."""
+    out = {}
+    for c in (claims() if declared is None else declared).values():
+        if not c.superseded:
+            out.setdefault(c.family or c.name, []).append(c.name)
+    return out

@@ -5,10 +5,11 @@
 # %% auto #0
 __all__ = ['DEEP_SEA_FORGIVENESS', 'DEEP_SEA_RULE', 'STOCHASTIC_RULE', 'DEEP_SEA_SIZES', 'DEEP_SEA_EPISODES', 'SUITES',
            'MAPS_FROM', 'CLAIM_SEEDS', 'E_AZ_INTERACTIONS', 'E_AZ_TABLE_1', 'TDU_VS_BDQN', 'PE_DQN_SHARED',
-           'PE_DQN_VS_BDQN', 'E_AZ_TABULAR', 'E_AZ_LEARNED', 'PAPER_SIZES', 'E_AZ_NET_PAPER', 'TDU_PAPER',
-           'PE_DQN_PAPER_CLAIM', 'E_AZ_TABULAR_PAPER', 'E_AZ_LEARNED_PAPER', 'CLAIMS', 'DeepSeaRule', 'DeepSeaSolution',
-           'deep_sea_solution', 'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided',
-           'deep_sea_metrics', 'deep_sea_experiment', 'deep_sea_run_params', 'solve_episodes', 'deep_sea_summary',
+           'PE_DQN_ARMS', 'PE_DQN_REPORTED', 'PE_DQN_VS_BDQN', 'PE_DQN_REGRET', 'E_AZ_TABULAR', 'E_AZ_LEARNED',
+           'PAPER_SIZES', 'E_AZ_NET_PAPER', 'TDU_PAPER', 'PE_DQN_PAPER_CLAIM', 'E_AZ_TABULAR_PAPER',
+           'E_AZ_LEARNED_PAPER', 'CLAIMS', 'DeepSeaRule', 'DeepSeaSolution', 'deep_sea_solution',
+           'deep_sea_beats_dithering', 'deep_sea_score', 'deep_sea_budget', 'deep_sea_decided', 'deep_sea_metrics',
+           'deep_sea_experiment', 'deep_sea_run_params', 'solve_episodes', 'deep_sea_summary',
            'deep_sea_setting_fields', 'stochastic_setting_fields', 'deep_sea_record_metrics',
            'stochastic_record_metrics', 'interactions_budget', 'at_paper_scale']
 
@@ -240,6 +241,7 @@ TDU_VS_BDQN = Claim(
     "no effect size in the paper",
     reported="no number (Fig. 2's curves): TDU near-optimal on both versions, BDQN 'a significant loss of performance' "
     "on the stochastic one (Sec. 5.1)",
+    family='tdu',
 )
 
 PE_DQN_SHARED = dict(
@@ -250,42 +252,67 @@ PE_DQN_SHARED = dict(
     adam_eps=0.001 / 128,
     kernel_init='he_truncated_normal',
 )
+PE_DQN_ARMS = (
+    Arm('pe_dqn', 'pe_dqn', dict(PE_DQN_SHARED, learning_rate=5e-4, beta=5.0, beta_final=0.0)),
+    Arm(
+        'boot_dqn+P (paper)',
+        'boot_dqn',
+        dict(
+            PE_DQN_SHARED,
+            hidden_sizes=(64, 64),
+            learning_rate=1e-3,
+            prior_scale=5.0,
+            num_ensemble=20,
+            double_q=True,
+        ),
+    ),
+)
+PE_DQN_REPORTED = (
+    "median regret 'roughly half' of the baselines' at large N (Fig. 4 (b): N up to 100, 10 seeds, 10,000 episodes; "
+    "values only in the figure)"
+)
 PE_DQN_VS_BDQN = Claim(
     'pe_dqn_scaling',
     "PE-DQN's regret grows more slowly with N than Bootstrapped DQN+P's",
     'Zanger et al. 2024, Sec. 6.3, Fig. 4 (b); Table 4',
     'deep_sea',
-    (
-        Arm('pe_dqn', 'pe_dqn', dict(PE_DQN_SHARED, learning_rate=5e-4, beta=5.0, beta_final=0.0)),
-        Arm(
-            'boot_dqn+P (paper)',
-            'boot_dqn',
-            dict(
-                PE_DQN_SHARED,
-                hidden_sizes=(64, 64),
-                learning_rate=1e-3,
-                prior_scale=5.0,
-                num_ensemble=20,
-                double_q=True,
-            ),
-        ),
-    ),
+    PE_DQN_ARMS,
     deep_sea_runs((10, 15, 20), CLAIM_SEEDS, MAPS_FROM),
     600,
     'regret',
     'slope',
     'size',
     stop_early=False,
-    reported="median regret 'roughly half' of the baselines' at large N (Fig. 4 (b): N up "
-    "to 100, 10 seeds, 10,000 episodes; values only in the figure). A level, not a slope: turning it into a slope "
-    "would need where the two lines meet, which the paper does not give, so no power against it is claimed",
-    notes="β 5 -> 0 over a third of the horizon (App. B.2); our default network (128 units, K = 51, prior 5), "
-    "not Table 4's (512, K = 101, prior 20), which a 2-core machine cannot afford; every run plays 600 episodes",
+    reported=PE_DQN_REPORTED,
+    notes="β 5 -> 0 over a third of the environment's 10,000-episode horizon (3,333 episodes, App. B.2); our default "
+    "network (128 units, K = 51, prior 5), not Table 4's (512, K = 101, prior 20); every run plays 600 episodes",
+    superseded="its budget cut PE-DQN's β schedule (a decay over 3,333 episodes in runs of 600: β was still above 4 "
+    "at the end, so PE-DQN never left its exploration phase), and its test, a slope of log regret, is not the "
+    "paper's statement, which is a level (half the regret); declared after a pilot. Replaced by pe_dqn_regret",
+)
+PE_DQN_REGRET = Claim(
+    'pe_dqn_regret',
+    "PE-DQN's median regret is below Bootstrapped DQN+P's (the paper: roughly half, at large N)",
+    'Zanger et al. 2024, Sec. 6.3, Fig. 4 (b); Table 4',
+    'deep_sea',
+    (Arm('pe_dqn', 'pe_dqn', dict(PE_DQN_ARMS[0].overrides, beta_decay_episodes=200)), PE_DQN_ARMS[1]),
+    deep_sea_runs((10, 15, 20), CLAIM_SEEDS, MAPS_FROM),
+    600,
+    'regret',
+    'logrank',
+    'size',
+    stop_early=False,
+    effect=dict(speedup=0.5),
+    reported=PE_DQN_REPORTED,
+    notes="β 5 -> 0 over the first 200 episodes: App. B.2's third of the training horizon, scaled to this design's "
+    "600 (declared before its runs); our default network (128 units, K = 51, prior 5), not Table 4's (512, K = 101, "
+    "prior 20); every run plays 600 episodes; the effect is the paper's 'half'",
+    family='pe_dqn',
 )
 
 E_AZ_TABULAR = Claim(
     'e_az_tabular',
-    'E-AZ solves Deep Sea in fewer interactions than AZ+UBE and AZ (tabular, true model)',
+    "E-AZ finds Deep Sea's goal in fewer interactions than AZ+UBE and AZ (tabular, true model)",
     'Oren et al. 2025, Sec. 5.2, Fig. 2 (left), Table 1',
     'deep_sea',
     (
@@ -295,17 +322,22 @@ E_AZ_TABULAR = Claim(
     ),
     deep_sea_runs((20, 30, 40), CLAIM_SEEDS, MAPS_FROM),
     interactions_budget,
-    'interactions_to_solve',
+    'interactions_to_goal',
     'logrank',
     'size',
     effect=dict(speedup=10_539 / 22_801),
     reported=E_AZ_TABLE_1,
-    notes="our tabular analogue of the paper's agent (exact tables, visit counts); the effect is Table 1's (N = 40)",
+    notes="our tabular analogue of the paper's agent (exact tables, visit counts); the effect is Table 1's (N = 40). "
+    "Our AZ+UBE is a weaker rival than the paper's (where the paper's finds the goal at N = 40 in 91% of seeds): "
+    "visit counts for RND, replay batches of 32 single steps for Table 3's 256 x 5 prioritized, and the horizon "
+    "factor of the steps left for 1/(1 - γ²) (notebook 62_e_az); a verdict against it says so",
+    family='e_az',
+    secondary=('interactions_to_solve',),
 )
 
 E_AZ_LEARNED = Claim(
     'e_az_learned',
-    'E-AZ solves Deep Sea in fewer interactions than AZ+UBE and AZ (learned networks, true model)',
+    "E-AZ finds Deep Sea's goal in fewer interactions than AZ+UBE and AZ (learned networks, true model)",
     'Oren et al. 2025, Sec. 5.2, Fig. 2 (left), Table 1',
     'deep_sea',
     (
@@ -315,13 +347,18 @@ E_AZ_LEARNED = Claim(
     ),
     deep_sea_runs((10, 20), CLAIM_SEEDS, MAPS_FROM),
     interactions_budget,
-    'interactions_to_solve',
+    'interactions_to_goal',
     'logrank',
     'size',
     effect=dict(speedup=10_539 / 22_801),
     reported=E_AZ_TABLE_1,
     notes="the registry's networks (smaller than Table 2's); "
-    "N = 10 and 20, where the learned arms solve at this budget",
+    "N = 10 and 20, where the learned arms solve at this budget. Our AZ+UBE is a weaker rival than the paper's: "
+    "its heads and RND read Deep Sea's 2N row-and-column one-hot, where Table 2's true-model agents read the cell "
+    "(RND's error then falls on unvisited cells that share a row or column with visited ones), and replay batches "
+    "are single steps, uniform, not Table 3's 256 x 5 prioritized; a verdict against it says so",
+    family='e_az',
+    secondary=('interactions_to_solve',),
 )
 
 # %% ../../nbs/86_suites.deep_sea.ipynb #dspaper2
@@ -354,19 +391,25 @@ TDU_PAPER = at_paper_scale(
     notes="the reduced design's arms (λ = 3, β = 1); bsuite's 10,000 episodes, a run stopping once solved",
 )
 PE_DQN_PAPER_CLAIM = at_paper_scale(
-    PE_DQN_VS_BDQN,
+    PE_DQN_REGRET,
     PAPER_SIZES['pe_dqn'],
     DEEP_SEA_EPISODES,
     (
         Arm(
             'pe_dqn (paper)',
             'pe_dqn',
-            dict(PE_DQN_VS_BDQN.arms[0].overrides, hidden_sizes=(512,), num_atoms=101, prior_scale=20.0),
+            dict(
+                PE_DQN_REGRET.arms[0].overrides,
+                hidden_sizes=(512,),
+                num_atoms=101,
+                prior_scale=20.0,
+                beta_decay_episodes=DEEP_SEA_EPISODES // 3,
+            ),
         ),
-        PE_DQN_VS_BDQN.arms[1],
+        PE_DQN_REGRET.arms[1],
     ),
-    notes="Table 4's network for PE-DQN (512 units, K = 101, QR prior 20); β 5 -> 0 over a third of the horizon; "
-    "every run plays 10,000 episodes; N up to bsuite's 50, not the paper's 100",
+    notes="Table 4's network for PE-DQN (512 units, K = 101, QR prior 20); β 5 -> 0 over a third of the 10,000 "
+    "episodes (App. B.2); every run plays 10,000 episodes; N up to bsuite's 50, not the paper's 100",
 )
 E_AZ_TABULAR_PAPER = at_paper_scale(
     E_AZ_TABULAR,
@@ -386,11 +429,12 @@ E_AZ_LEARNED_PAPER = at_paper_scale(
 
 CLAIMS = (
     TDU_VS_BDQN,
-    PE_DQN_VS_BDQN,
+    PE_DQN_REGRET,
     E_AZ_TABULAR,
     E_AZ_LEARNED,
     TDU_PAPER,
     PE_DQN_PAPER_CLAIM,
     E_AZ_TABULAR_PAPER,
     E_AZ_LEARNED_PAPER,
+    PE_DQN_VS_BDQN,  # superseded by PE_DQN_REGRET: kept, with its records, as what it was
 )

@@ -11,7 +11,9 @@ censored at the episodes it played. The two Deep Seas differ (their N moves N - 
 cost; ours is bsuite's, one map per run from the claim's maps): the comparison says whether the two implementations
 find the goal at the same order of interactions, not that they run one task. Per group: runs, reached, the
 25th-50th-75th percentiles (nearest rank, never = not reached), and the ratio of Kaplan-Meier medians (theirs / ours)
-with its order-statistic interval (Price & Bonett 2002) and a two-sided log-rank p (`uncertain_rl.suites.stats`).
+with its order-statistic interval (Price & Bonett 2002) and a two-sided log-rank p (`uncertain_rl.suites.stats`); and
+whether the two are shown to agree: two one-sided tests that the ratio lies inside the margin declared before the
+runs, [0.8, 1.25] (`stats.median_equivalence`, α = 0.05); a large log-rank p is not agreement.
 """
 
 import argparse
@@ -67,8 +69,12 @@ def main() -> None:
     (ta, ea), (tb, eb) = groups.values()
     test = stats.logrank(ta, ea, tb, eb, alternative='two-sided')
     ratio = stats.median_ratio(ta, ea, tb, eb)
+    same = stats.median_equivalence(ta, ea, tb, eb)
+    interval = f'90% interval [{same.lo:.2f}, {same.hi:.2f}], TOST p = {same.p:.2g}'
+    agree = ('agree' if same.equivalent else 'not shown to agree') + f' within [0.8, 1.25] ({interval})'
     print(
-        f'median ratio theirs / ours {ratio.estimate:.2f} [{ratio.lo:.2f}, {ratio.hi:.2f}], log-rank p = {test.p:.3g}'
+        f'median ratio theirs / ours {ratio.estimate:.2f} [{ratio.lo:.2f}, {ratio.hi:.2f}], log-rank p = {test.p:.3g}; '
+        + agree
     )
     if args.summary_out:
         line = (
@@ -77,7 +83,7 @@ def main() -> None:
             f'included): '
             + '; '.join(f'{n} {quartiles(t, e)} ({int(e.sum())}/{len(e)} reached)' for n, (t, e) in groups.items())
             + f'; median ratio theirs / ours {ratio.estimate:.2f} [{ratio.lo:.2f}, {ratio.hi:.2f}], '
-            f'log-rank p = {test.p:.2g} (different Deep Seas: see benchmarks/oracles/e_az)'
+            f'log-rank p = {test.p:.2g}; {agree} (different Deep Seas: see benchmarks/oracles/e_az)'
         )
         data = dict(
             claim='e_az_learned',
@@ -86,6 +92,7 @@ def main() -> None:
             ratio=[ratio.estimate, ratio.lo, ratio.hi],
             p=test.p,
             method=test.method,
+            equivalence=dict(p=same.p, low=same.lo, high=same.hi, margin=list(same.margin), equivalent=same.equivalent),
         )
         out = Path(args.summary_out)
         tmp = out.with_suffix('.json.tmp')

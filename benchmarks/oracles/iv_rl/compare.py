@@ -12,6 +12,9 @@ played). Per group the 25th-50th-75th percentiles (nearest rank). Then two quest
 Holm's correction over all of them (`uncertain_rl.suites.stats`):
 - **implementation**: each of their agents against ours at the same settings (a difference is ours or theirs);
 - **the gap**: IV-DQN against Bootstrapped DQN, in their code and in ours (Table 1's effect).
+Whether an implementation pair *agrees* is answered by an equivalence test, not by a large p: two one-sided tests
+that the ratio of medians lies inside the margin declared before the runs, [0.8, 1.25] (`stats.median_equivalence`,
+α = 0.05, the 90% interval inside the margin); otherwise the pair is "not shown to agree", with its interval.
 """
 
 import argparse
@@ -72,7 +75,30 @@ def compare(a: dict, b: dict) -> dict:
     "Log-rank a against b (two-sided, exact permutation where feasible) and the ratio of Kaplan-Meier medians a / b."
     test = stats.logrank(a['times'], a['events'], b['times'], b['events'], alternative='two-sided')
     ratio = stats.median_ratio(a['times'], a['events'], b['times'], b['events'])
-    return dict(p=float(test.p), method=test.method, ratio=ratio.estimate, low=ratio.lo, high=ratio.hi)
+    same = stats.median_equivalence(a['times'], a['events'], b['times'], b['events'])
+    return dict(
+        p=float(test.p),
+        method=test.method,
+        ratio=ratio.estimate,
+        low=ratio.lo,
+        high=ratio.hi,
+        equivalence=dict(p=same.p, low=same.lo, high=same.hi, margin=list(same.margin), equivalent=same.equivalent),
+    )
+
+
+IMPLEMENTATION = PAIRS[:3]  # their agent against ours at the same settings: the pairs whose agreement is asked
+
+
+def agreement_text(t: dict) -> str:
+    "What the equivalence test says of a pair: agree within the margin, or not shown to agree, with the 90% interval."
+    e = t['equivalence']
+    lo, hi = e['margin']
+    if not np.isfinite(e['low']):
+        return 'not shown to agree (a median not reached)'
+    interval = f"{t['ratio']:.2f}, 90% interval [{e['low']:.2f}, {e['high']:.2f}]"
+    if e['equivalent']:
+        return f'agree within [{lo}, {hi}] ({interval}; TOST Holm p = {e["holm"]:.2g})'
+    return f'not shown to agree: {interval} is not inside [{lo}, {hi}] (TOST Holm p = {e["holm"]:.2g})'
 
 
 def tests_of(groups: dict) -> dict:
@@ -80,6 +106,10 @@ def tests_of(groups: dict) -> dict:
     tests = {f'{a} / {b}': compare(groups[a], groups[b]) for a, b in PAIRS if a in groups and b in groups}
     for t, h in zip(tests.values(), stats.holm(np.array([t['p'] for t in tests.values()]))):
         t['holm'] = float(h)
+    same = [tests[f'{a} / {b}']['equivalence'] for a, b in IMPLEMENTATION if f'{a} / {b}' in tests]
+    for e, h in zip(same, stats.holm(np.array([e['p'] for e in same]))):  # agreement is asked of each pair: Holm
+        e['holm'] = float(h)
+        e['equivalent'] = bool(h <= 0.05)
     return tests
 
 
@@ -98,6 +128,10 @@ def summary_line(groups: dict, tests: dict) -> str:
         + '; '.join(f"{n} {quartiles(g)} ({int(g['events'].sum())}/{len(g['times'])})" for n, g in groups.items())
         + '; median ratio [95%] (Holm p): '
         + '; '.join(f"{n} {ratio_text(t)} ({t['holm']:.2g})" for n, t in tests.items())
+        + '; equivalence within [0.8, 1.25] (TOST, α = 0.05, Holm over the pairs): '
+        + '; '.join(
+            f'{a} / {b} {agreement_text(tests[f"{a} / {b}"])}' for a, b in IMPLEMENTATION if f'{a} / {b}' in tests
+        )
     )
 
 
@@ -116,6 +150,10 @@ def main(argv=None) -> None:
     print(f'\nratio of Kaplan-Meier medians [95%, Price-Bonett], log-rank p (two-sided), Holm over {len(tests)}')
     for n, t in tests.items():
         print(f"{n:<50} {ratio_text(t)}  p = {t['p']:.3g}  Holm {t['holm']:.3g}")
+    print('\nequivalence of the implementations, margin [0.8, 1.25], TOST at α = 0.05, Holm over the pairs:')
+    for a, b in IMPLEMENTATION:
+        if f'{a} / {b}' in tests:
+            print(f"{a + ' / ' + b:<50} {agreement_text(tests[f'{a} / {b}'])}")
     if args.summary_out:
         out = Path(args.summary_out)
         table = {

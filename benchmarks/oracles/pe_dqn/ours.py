@@ -5,7 +5,7 @@ seed stopping once solved (bsuite's rule) or at the cap.
     python benchmarks/oracles/pe_dqn/ours.py --arm boot --size 10 --seeds 10 \
         --out benchmarks/results/pe_dqn_oracle/boot_n10
 
-`--arm pe_dqn` is the claim `pe_dqn_scaling_paper`'s `pe_dqn (paper)` (uncertain_rl.suites.deep_sea): Table 4's network
+`--arm pe_dqn` is the claim `pe_dqn_regret_paper`'s `pe_dqn (paper)` (uncertain_rl.suites.deep_sea): Table 4's network
 (one hidden layer of 512, K = 101, QR prior 20) with the oracle runner's β schedule (5 -> 0 over 3,300 episodes). `--arm
 boot` is the same claim's rival, `boot_dqn+P (paper)`: the paper's Bootstrapped DQN+P baseline, whose speed on the same
 design is the yardstick of the gap the oracle is run to explain. All seeds run as one compiled, vmapped run (keys
