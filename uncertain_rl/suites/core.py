@@ -207,6 +207,7 @@ class Claim:
     family: str = ''  # its Holm family, declared with it: every claim naming it, run or not ('': a family of its own)
     secondary: tuple = ()  # further metrics (`suites.report.METRICS`) reported beside the verdict, never deciding it
     superseded: str = ''  # why a later design replaces this one ('' while it stands): kept and shown, in no family
+    replaced_by: str = ''  # the claim that replaces it, where `superseded`: its row carries this one's oracle lines
 
     def __post_init__(self):
         labels = [a.label for a in self.arms]
@@ -220,6 +221,8 @@ class Claim:
             raise ValueError(f"claim {self.name!r}: scale must be one of {CLAIM_SCALES}, got {self.scale!r}")
         if self.device not in CLAIM_DEVICES:
             raise ValueError(f"claim {self.name!r}: device must be one of {CLAIM_DEVICES}, got {self.device!r}")
+        if bool(self.replaced_by) != bool(self.superseded):
+            raise ValueError(f"claim {self.name!r}: a superseded claim names the claim replacing it, and only it")
         if self.family and self.superseded:
             raise ValueError(
                 f"claim {self.name!r}: a superseded claim belongs to no Holm family, got family={self.family!r}"

@@ -289,6 +289,7 @@ PE_DQN_VS_BDQN = Claim(
     superseded="its budget cut PE-DQN's β schedule (a decay over 3,333 episodes in runs of 600: β was still above 4 "
     "at the end, so PE-DQN never left its exploration phase), and its test, a slope of log regret, is not the "
     "paper's statement, which is a level (half the regret); declared after a pilot. Replaced by pe_dqn_regret",
+    replaced_by='pe_dqn_regret',
 )
 PE_DQN_REGRET = Claim(
     'pe_dqn_regret',

@@ -439,6 +439,7 @@ def check_claim(
         device=claim.device,
         secondary_metrics=list(claim.secondary),
         superseded=claim.superseded,
+        replaced_by=claim.replaced_by,
         missing=missing_runs(claim, by_arm),
         family=family,
         comparisons=[],
@@ -791,6 +792,7 @@ def reproductions(results: list, oracles: dict | None = None) -> list:
     """One row per question: the paper's result, our reduced and paper-scale designs' verdicts, the authors' code's;
     a superseded design has a row of its own."""
     by_name, oracles = {r['claim']: r for r in results}, oracles or {}
+    replaced = {r['replaced_by']: r['claim'] for r in results if r.get('replaced_by')}  # new -> the claim it replaced
     rows = []
     for r in results:
         if r['claim'].endswith('_paper') and r['claim'][: -len('_paper')] in by_name:
@@ -805,7 +807,7 @@ def reproductions(results: list, oracles: dict | None = None) -> list:
                 reported=r.get('reported') or '-',
                 reduced=_ours(reduced) if reduced is not None else '-',
                 paper_scale=_ours(full) if not r.get('superseded') else '-',
-                authors_code=oracles.get(r['claim'], 'not run'),
+                authors_code=oracles.get(r['claim'], oracles.get(replaced.get(r['claim']), 'not run')),
             )
         )
     return rows

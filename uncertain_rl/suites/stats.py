@@ -8,8 +8,8 @@ __all__ = ['ALTERNATIVES', 'EQUIVALENCE_MARGIN', 'censored', 'life_table', 'kapl
            'exact_null', 'CMH', 'exact_cmh', 'holm', 'order_statistic_ranks', 'median_interval', 'Estimate',
            'percentile_interval', 'unsolved_inf', 'improvement', 'probability_of_improvement', 'MedianRatio',
            'bootstrap_km_medians', 'median_order_pair', 'log_median_se', 'median_ratio', 'Equivalence',
-           'median_equivalence', 'slope_samples', 'scaling_slope', 'slope_difference', 'iqm', 'mean_score',
-           'median_score', 'optimality_gap', 'score_distribution', 'average_probability_of_improvement',
+           'median_equivalence', 'agreement_text', 'slope_samples', 'scaling_slope', 'slope_difference', 'iqm',
+           'mean_score', 'median_score', 'optimality_gap', 'score_distribution', 'average_probability_of_improvement',
            'stratified_bootstrap', 'performance_profile', 'agent_rate', 'power_counts',
            'smallest_detectable_odds_ratio', 'power_times', 'smallest_detectable_speedup', 'seeds_for_power']
 
@@ -477,6 +477,20 @@ def median_equivalence(
         p = float(max(stats.norm.sf(np.log(est / margin[0]) / se), stats.norm.sf(np.log(margin[1] / est) / se)))
     half = stats.norm.isf(alpha) * se
     return Equivalence(est, float(est * np.exp(-half)), float(est * np.exp(half)), p, tuple(margin), alpha)
+
+
+def agreement_text(
+    estimate: float, lo: float, hi: float, p: float, margin: tuple = EQUIVALENCE_MARGIN, alpha=0.05
+) -> str:
+    """An equivalence test's reading: the ratio with its (1 - 2 alpha) interval, and whether two measurements are shown
+    to agree (`p`, perhaps Holm-adjusted, at most `alpha`) or not; never "agree" from a large p of a difference test."""
+    lo_m, hi_m = margin
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return 'not shown to agree (a median not reached)'
+    interval = f'{estimate:.2f}, {1 - 2 * alpha:.0%} interval [{lo:.2f}, {hi:.2f}]'
+    if p <= alpha:
+        return f'agree within [{lo_m}, {hi_m}] ({interval}; TOST p = {p:.2g})'
+    return f'not shown to agree: {interval} is not inside [{lo_m}, {hi_m}] (TOST p = {p:.2g})'
 
 # %% ../../nbs/84_suites.stats.ipynb #b3fbfc66
 def _slope(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:

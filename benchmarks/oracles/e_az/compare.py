@@ -70,8 +70,7 @@ def main() -> None:
     test = stats.logrank(ta, ea, tb, eb, alternative='two-sided')
     ratio = stats.median_ratio(ta, ea, tb, eb)
     same = stats.median_equivalence(ta, ea, tb, eb)
-    interval = f'90% interval [{same.lo:.2f}, {same.hi:.2f}], TOST p = {same.p:.2g}'
-    agree = ('agree' if same.equivalent else 'not shown to agree') + f' within [0.8, 1.25] ({interval})'
+    agree = stats.agreement_text(ratio.estimate, same.lo, same.hi, same.p)
     print(
         f'median ratio theirs / ours {ratio.estimate:.2f} [{ratio.lo:.2f}, {ratio.hi:.2f}], log-rank p = {test.p:.3g}; '
         + agree

@@ -90,15 +90,11 @@ IMPLEMENTATION = PAIRS[:3]  # their agent against ours at the same settings: the
 
 
 def agreement_text(t: dict) -> str:
-    "What the equivalence test says of a pair: agree within the margin, or not shown to agree, with the 90% interval."
+    "What the equivalence test says of a pair, on its Holm-adjusted p: agree within the margin, or not shown to agree."
     e = t['equivalence']
-    lo, hi = e['margin']
-    if not np.isfinite(e['low']):
-        return 'not shown to agree (a median not reached)'
-    interval = f"{t['ratio']:.2f}, 90% interval [{e['low']:.2f}, {e['high']:.2f}]"
-    if e['equivalent']:
-        return f'agree within [{lo}, {hi}] ({interval}; TOST Holm p = {e["holm"]:.2g})'
-    return f'not shown to agree: {interval} is not inside [{lo}, {hi}] (TOST Holm p = {e["holm"]:.2g})'
+    return stats.agreement_text(t['ratio'], e['low'], e['high'], e['holm'], tuple(e['margin'])).replace(
+        'TOST p', 'TOST Holm p'
+    )
 
 
 def tests_of(groups: dict) -> dict:

@@ -88,11 +88,7 @@ def compare(a: dict, b: dict, seed: int = 0) -> dict:
 def agreement_text(t: dict) -> str:
     "What the equivalence test says of a pair: agree within the margin, or not shown to agree, with the 90% interval."
     e = t['equivalence']
-    lo, hi = e['margin']
-    interval = f"{t['ratio']:.2f}, 90% interval [{e['low']:.2f}, {e['high']:.2f}]"
-    if e['equivalent']:
-        return f'agree within [{lo}, {hi}] ({interval}; TOST p = {e["p"]:.2g})'
-    return f'not shown to agree: {interval} is not inside [{lo}, {hi}] (TOST p = {e["p"]:.2g})'
+    return stats.agreement_text(t['ratio'], e['low'], e['high'], e['p'], tuple(e['margin']))
 
 
 def log_se(t: dict) -> float:
