@@ -9,9 +9,10 @@ __all__ = ['METRICS', 'INTERACTION_METRICS', 'Z80', 'LOGRANK_RESAMPLES', 'SLOPE_
            'aggregates', 'metric_times', 'slope_bootstrap_p', 'compare', 'config_difference', 'claim_runs',
            'missing_runs', 'stale_arms', 'secondary_levels', 'check_claim', 'comparison_verdict', 'claim_verdict',
            'check_claims', 'p_text', 'configuration_cell', 'table_markdown', 'aggregates_markdown', 'medians_line',
-           'family_text', 'secondary_lines', 'median_ratio_text', 'claims_markdown', 'report', 'reproductions',
-           'load_oracles', 'committed_reproduction', 'reproductions_markdown', 'finish_figure', 'plot_leaderboard',
-           'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved', 'percentiles_by_arm', 'plot_against_n']
+           'medians_cells', 'family_text', 'secondary_lines', 'median_ratio_text', 'claims_markdown', 'report',
+           'reproductions', 'load_oracles', 'committed_reproduction', 'reproductions_markdown', 'finish_figure',
+           'plot_leaderboard', 'plot_profiles', 'plot_survival', 'plot_scaling', 'plot_solved', 'percentiles_by_arm',
+           'plot_against_n']
 
 # %% ../../nbs/89_suites.report.ipynb #4a22c09d
 import json
@@ -252,9 +253,10 @@ def _stratum_medians(ta, ea, sa, tb, eb, sb) -> dict:
     return {str(v): [km(ta, ea, sa, v), km(tb, eb, sb, v)] for v in np.unique(sa)}
 
 
-def _against(a, b) -> bool:
-    "Whether a method's level `a` is worse than the rival's `b`, lower being better (None: not reached, infinite)."
-    return (np.inf if a is None else a) > (np.inf if b is None else b)
+def _levels_against(medians: dict) -> list:
+    "The strata whose medians (method, rival; lower is better, None: not reached) favour the rival."
+    inf = lambda x: np.inf if x is None else x
+    return [k for k, (m, v) in medians.items() if inf(m) > inf(v)]
 
 
 def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_label: str | None = None) -> dict:
@@ -329,7 +331,7 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
             direction=np.sign(test.statistic) if np.isfinite(test.statistic) else 0.0,
             p_sooner=list(sooner),
             medians=medians,
-            levels_against=[k for k, (m, v) in medians.items() if _against(m, v)],
+            levels_against=_levels_against(medians),
             method_has=f'{ea.sum()}/{len(ea)} reached',
             rival_has=f'{eb.sum()}/{len(eb)} reached',
             smallest_detectable=finite(speedup) if informative else None,
@@ -355,7 +357,7 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
         interval_level=level,
         direction=-np.sign(d.estimate),
         medians=(medians := _stratum_medians(ta, ea, sa, tb, eb, sb)),
-        levels_against=[k for k, (m, v) in medians.items() if _against(m, v)],
+        levels_against=_levels_against(medians),
         method_slope=stats.scaling_slope(sa, ta, ea).estimate,
         rival_slope=stats.scaling_slope(sb, tb, eb).estimate,
         method_has=f'{ea.sum()}/{len(ea)} rewarded',
@@ -497,14 +499,15 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
     declared = claims() if declared is None else declared
     runs = {name: claim_runs(records, c) for name, c in declared.items()}
     size = {name: len(c.rivals) for name, c in declared.items()}
-    family_of = {n: (f, names) for f, names in families(declared).items() for n in names}
+    declared_families = families(declared)
+    family_of = {n: (f, names) for f, names in declared_families.items() for n in names}
     results = {}
     for name, c in declared.items():
         fam, names = family_of.get(name, (None, [name]))
         results[name] = check_claim(records, c, check_code, sum(size[n] for n in names), runs[name])
         results[name].update(family_name=fam, family_claims=list(names))
     alpha_of = {name: c.alpha for name, c in declared.items()}
-    for fam, names in families(declared).items():
+    for names in declared_families.values():
         _holm_family([results[n] for n in names], declared, alpha_of)
     for name, c in declared.items():
         if c.superseded:
@@ -619,8 +622,15 @@ def aggregates_markdown(agg: dict) -> str:
 def medians_line(result: dict, c: dict) -> str:
     """A comparison's Kaplan-Meier medians of the claim's metric per stratum, method / rival (∞: the median run did not
     get there): the levels beside a hazard ratio or a difference of slopes."""
-    cells = '; '.join(f'{k}: {_show(m)} / {_show(v)}' for k, (m, v) in sorted(c['medians'].items(), key=_stratum))
-    return f"Median {result['metric']} per {result['strata']}, {result['arms'][0]['label']} / {c['rival']}: {cells}."
+    return (
+        f"Median {result['metric']} per {result['strata']}, {result['arms'][0]['label']} / {c['rival']}: "
+        f"{medians_cells(c['medians'])}."
+    )
+
+
+def medians_cells(medians: dict) -> str:
+    "Per stratum, in order: the method's median / the rival's (∞: not reached)."
+    return '; '.join(f'{k}: {_show(m)} / {_show(v)}' for k, (m, v) in sorted(medians.items(), key=_stratum))
 
 
 def _stratum(item):
@@ -645,9 +655,7 @@ def secondary_lines(r: dict) -> list:
     lines = []
     for metric, by_rival in r.get('secondary', {}).items():
         for rival, s in by_rival.items():
-            cells = '; '.join(
-                f'{k}: {_show(m)} / {_show(v)}' for k, (m, v) in sorted(s['medians'].items(), key=_stratum)
-            )
+            cells = medians_cells(s['medians'])
             lines.append(
                 f"Secondary (reported, not deciding): median {metric} per {r['strata']}, {r['arms'][0]['label']} / "
                 f"{rival}: {cells} ({s['method_has']} / {s['rival_has']})."

@@ -7,7 +7,7 @@ __all__ = ['ALTERNATIVES', 'EQUIVALENCE_MARGIN', 'censored', 'life_table', 'kapl
            'km_median_interval', 'logrank_terms', 'logrank_scores', 'stratified_permutations', 'LogRank', 'logrank',
            'exact_null', 'CMH', 'exact_cmh', 'holm', 'order_statistic_ranks', 'median_interval', 'Estimate',
            'percentile_interval', 'unsolved_inf', 'improvement', 'probability_of_improvement', 'MedianRatio',
-           'bootstrap_km_medians', 'median_order_pair', 'log_median_se', 'median_ratio', 'Equivalence',
+           'bootstrap_km_medians', 'median_order_pair', 'log_median_se', 'log_ratio_se', 'median_ratio', 'Equivalence',
            'median_equivalence', 'agreement_text', 'slope_samples', 'scaling_slope', 'slope_difference', 'iqm',
            'mean_score', 'median_score', 'optimality_gap', 'score_distribution', 'average_probability_of_improvement',
            'stratified_bootstrap', 'performance_profile', 'agent_rate', 'power_counts',
@@ -424,6 +424,11 @@ def log_median_se(times: np.ndarray, events: np.ndarray) -> float:
         return float((np.log(y[y.size - c]) - np.log(y[c - 1])) / (2 * stats.norm.isf((1 - coverage) / 2)))
 
 
+def log_ratio_se(times_a: np.ndarray, events_a: np.ndarray, times_b: np.ndarray, events_b: np.ndarray) -> float:
+    "The standard error of the log ratio of two independent groups' medians (Price & Bonett)."
+    return float(np.hypot(log_median_se(times_a, events_a), log_median_se(times_b, events_b)))
+
+
 def median_ratio(
     times_a: np.ndarray, events_a: np.ndarray, times_b: np.ndarray, events_b: np.ndarray, level: float = 0.95
 ) -> MedianRatio:
@@ -433,9 +438,7 @@ def median_ratio(
         est = float(np.divide(km_median(times_a, events_a), km_median(times_b, events_b)))
     if not 0 < est < np.inf:
         return MedianRatio(est, np.nan, np.nan)
-    spread = stats.norm.isf((1 - level) / 2) * np.hypot(
-        log_median_se(times_a, events_a), log_median_se(times_b, events_b)
-    )
+    spread = stats.norm.isf((1 - level) / 2) * log_ratio_se(times_a, events_a, times_b, events_b)
     return MedianRatio(est, float(est * np.exp(-spread)), float(est * np.exp(spread)))
 
 # %% ../../nbs/84_suites.stats.ipynb #steq0002
@@ -468,7 +471,7 @@ def median_equivalence(
     """TOST of 'the ratio of Kaplan-Meier medians a / b lies inside `margin`' at level `alpha`, on the log scale with
     Price and Bonett's standard error; a median not reached: p = 1."""
     est = median_ratio(times_a, events_a, times_b, events_b).estimate
-    se = float(np.hypot(log_median_se(times_a, events_a), log_median_se(times_b, events_b)))
+    se = log_ratio_se(times_a, events_a, times_b, events_b)
     if not (0 < est < np.inf and np.isfinite(se)):
         return Equivalence(est, np.nan, np.nan, 1.0, tuple(margin), alpha)
     if se == 0:
@@ -480,7 +483,13 @@ def median_equivalence(
 
 
 def agreement_text(
-    estimate: float, lo: float, hi: float, p: float, margin: tuple = EQUIVALENCE_MARGIN, alpha=0.05
+    estimate: float,
+    lo: float,
+    hi: float,
+    p: float,
+    margin: tuple = EQUIVALENCE_MARGIN,
+    alpha=0.05,
+    p_label: str = 'TOST p',
 ) -> str:
     """An equivalence test's reading: the ratio with its (1 - 2 alpha) interval, and whether two measurements are shown
     to agree (`p`, perhaps Holm-adjusted, at most `alpha`) or not; never "agree" from a large p of a difference test."""
@@ -489,8 +498,8 @@ def agreement_text(
         return 'not shown to agree (a median not reached)'
     interval = f'{estimate:.2f}, {1 - 2 * alpha:.0%} interval [{lo:.2f}, {hi:.2f}]'
     if p <= alpha:
-        return f'agree within [{lo_m}, {hi_m}] ({interval}; TOST p = {p:.2g})'
-    return f'not shown to agree: {interval} is not inside [{lo_m}, {hi_m}] (TOST p = {p:.2g})'
+        return f'agree within [{lo_m}, {hi_m}] ({interval}; {p_label} = {p:.2g})'
+    return f'not shown to agree: {interval} is not inside [{lo_m}, {hi_m}] ({p_label} = {p:.2g})'
 
 # %% ../../nbs/84_suites.stats.ipynb #b3fbfc66
 def _slope(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:

@@ -92,9 +92,7 @@ IMPLEMENTATION = PAIRS[:3]  # their agent against ours at the same settings: the
 def agreement_text(t: dict) -> str:
     "What the equivalence test says of a pair, on its Holm-adjusted p: agree within the margin, or not shown to agree."
     e = t['equivalence']
-    return stats.agreement_text(t['ratio'], e['low'], e['high'], e['holm'], tuple(e['margin'])).replace(
-        'TOST p', 'TOST Holm p'
-    )
+    return stats.agreement_text(t['ratio'], e['low'], e['high'], e['holm'], tuple(e['margin']), p_label='TOST Holm p')
 
 
 def tests_of(groups: dict) -> dict:
