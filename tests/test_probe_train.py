@@ -223,11 +223,16 @@ def test_three_ctrl_c_in_the_clean_up_are_ignored_until_it_is_done(tmp_path):
         return False
 
     exp = Experiment(episodes=50, size=6, num_chunks=10, eval_every=0, snapshots=0, stop_when=first_ctrl_c)
-    with mock.patch.object(rundir, 'write_summary', write_with_ctrl_c):
-        with pytest.raises(RunInterrupted):
-            run(exp, out=tmp_path / 'run')
+    # Python's own handler, as in a user's process (a pytest-xdist worker may start with SIGINT ignored)
+    callers = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with mock.patch.object(rundir, 'write_summary', write_with_ctrl_c):
+            with pytest.raises(RunInterrupted):
+                run(exp, out=tmp_path / 'run')
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back for the caller
+    finally:
+        signal.signal(signal.SIGINT, callers)
     assert load_run(tmp_path / 'run').summary['status'] == 'interrupted'
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back for the caller
 
 
 def test_out_path_with_a_nul_byte_is_refused(capsys):

@@ -331,7 +331,8 @@ E_AZ_TABULAR = Claim(
     notes="our tabular analogue of the paper's agent (exact tables, visit counts); the effect is Table 1's (N = 40). "
     "Our AZ+UBE is a weaker rival than the paper's (where the paper's finds the goal at N = 40 in 91% of seeds): "
     "visit counts for RND, replay batches of 32 single steps for Table 3's 256 x 5 prioritized, and the horizon "
-    "factor of the steps left for 1/(1 - γ²) (notebook 62_e_az); a verdict against it says so",
+    "factor of the steps left for 1/(1 - γ²), exploiting at E-AZ's temperature 0.1 where the authors' AZ+UBE starts "
+    "at 1 (notebook 62_e_az); a verdict against it says so",
     family='e_az',
     secondary=('interactions_to_solve',),
 )
