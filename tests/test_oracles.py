@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLES = ROOT / 'benchmarks' / 'results' / 'oracles'
@@ -181,6 +182,35 @@ def test_iv_rl_compare_censors_a_run_that_never_reaches_750(tmp_path):
     g = compare.load_ours(tmp_path, 'boot')
     assert g['times'].tolist() == [2, 5] and g['events'].tolist() == [True, False]
     assert compare.quartiles(g) == '2-2-cens.'  # nearest rank: round(0.5) = 0
+
+
+def test_iv_rl_compare_takes_one_noise_scale_of_the_sweep(tmp_path):
+    """compare.py --ids on hand-made runs of their sweep (seed k ran cartpole_noise/k): only the ids asked for are
+    read, a run without its run.json is not finished, and a bad --ids is a one-line error."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        'iv_compare', ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py'
+    )
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    # returns 0, then 1000 for the last 75 episodes: the 100-episode mean reaches 750 exactly at `solved` (>= 100)
+    for seed, solved in ((3, 120), (4, 110), (5, 130), (7, 150), (8, 160)):
+        run = tmp_path / f'seed_{seed}' / 'cartpole_noise' / 'IV_DQN_bs_64'
+        (run / 'train').mkdir(parents=True)
+        returns = [1000.0 if e > solved - 75 else 0.0 for e in range(1, solved + 1)]
+        lines = [f'{e},{sum(returns[:e])},{r}\n' for e, r in enumerate(returns, 1)]
+        (run / 'train' / 'log.csv').write_text('episode,total_return,episode_return\n' + ''.join(lines))
+        if seed != 7:
+            (run / 'run.json').write_text('{}')
+    everything = compare.load_theirs(tmp_path, 'IV_DQN')
+    assert sorted(everything['times'].tolist()) == [110, 120, 130, 160] and everything['events'].all()
+    scale = compare.load_theirs(tmp_path, 'IV_DQN', compare.parse_ids('4-7'))
+    assert sorted(scale['times'].tolist()) == [110, 130] and scale['events'].all()
+    assert compare.parse_ids('8').start == 8 and len(compare.parse_ids('4-7')) == 4
+    for bad in ('7-4', 'x', '4-', '-4'):
+        with pytest.raises(SystemExit, match='--ids must be'):
+            compare.parse_ids(bad)
 
 
 def test_table1s_mann_whitney_is_scipys():

@@ -4,6 +4,9 @@ runs them) and our agents at the same settings (`ours.py`), on cartpole_noise/0,
     python benchmarks/oracles/iv_rl/compare.py --theirs benchmarks/results/oracles/iv_rl/as_run_noise_0.1 \
         --ours benchmarks/results/oracles/iv_rl/ours_noise_0.1 \
         --summary-out benchmarks/results/oracles/iv_dqn_cartpole_ours_as_run.json
+    # one noise scale of bsuite's sweep (sweep.sh: their seed k ran cartpole_noise/k; ids 4-7 are noise 0.3)
+    python benchmarks/oracles/iv_rl/compare.py --theirs benchmarks/results/oracles/iv_rl/as_run_sweep --ids 4-7 \
+        --task 'cartpole_noise/4-7 (noise 0.3)' --ours benchmarks/results/oracles/iv_rl/ours_noise_0.3
 
 Per run: the first training episode whose running 100-episode mean of the return reaches 750 (`table1.py`'s
 statistic on their training CSV and on our summary's returns; a run that never does is censored at the episodes it
@@ -19,6 +22,7 @@ that the ratio of medians lies inside the margin declared before the runs, [0.8,
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -48,10 +52,23 @@ def run_times(runs: list) -> dict:
     return dict(times=t, events=np.array([r['solved'] is not None for r in runs]), runs=runs)
 
 
-def load_theirs(folder: Path, agent: str) -> dict:
-    "Their agent's finished runs: the training CSV of every seed folder whose run.json is written."
+def seed_of(csv: Path) -> int:
+    "The seed of a run's training CSV (`seed_<k>/cartpole_noise/<agent folder>/train/<file>.csv`)."
+    return int(csv.parents[3].name.removeprefix('seed_'))
+
+
+def parse_ids(text: str) -> range:
+    "'4-7' (or '4'): the bsuite ids, which are the seeds of sweep.sh's runs."
+    m = re.fullmatch(r'(\d+)(?:-(\d+))?', text)
+    if not m or int(m[1]) > int(m[2] or m[1]):
+        raise SystemExit(f"--ids must be 'A-B' or 'A' with 0 <= A <= B, not {text!r}")
+    return range(int(m[1]), int(m[2] or m[1]) + 1)
+
+
+def load_theirs(folder: Path, agent: str, ids=None) -> dict:
+    "Their agent's finished runs: the training CSV of every seed folder whose run.json is written (of `ids` only)."
     csvs = sorted(folder.glob(f'seed_*/cartpole_noise/{agent}_bs_*/train/*.csv'))
-    csvs = [c for c in csvs if (c.parent.parent / 'run.json').exists()]
+    csvs = [c for c in csvs if (c.parent.parent / 'run.json').exists() and (ids is None or seed_of(c) in ids)]
     if not csvs:
         raise SystemExit(f'{folder} has no finished run of {agent}')
     runs = [solved_from_cumulative(*cumulative(read_csv(c), 'episode_return'), THRESHOLD, WINDOW, False) for c in csvs]
@@ -114,10 +131,13 @@ def ratio_text(t: dict) -> str:
     return f"{t['ratio']:.2f} [{t['low']:.2f}, {t['high']:.2f}]"
 
 
-def summary_line(groups: dict, tests: dict) -> str:
+TASK = 'cartpole_noise/0, seeds 0-19'  # the committed comparison's task (noise 0.1)
+
+
+def summary_line(groups: dict, tests: dict, task: str = TASK) -> str:
     "The line the Results page's reproduction table shows."
     return (
-        "Our agents at their code's settings on the same task (cartpole_noise/0, seeds 0-19; benchmarks/oracles/iv_rl"
+        f"Our agents at their code's settings on the same task ({task}; benchmarks/oracles/iv_rl"
         "/ours.py), training episodes to a 100-episode mean of 750 (25-50-75th): "
         + '; '.join(f"{n} {quartiles(g)} ({int(g['events'].sum())}/{len(g['times'])})" for n, g in groups.items())
         + '; median ratio [95%] (Holm p): '
@@ -133,11 +153,14 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--theirs', required=True, help="the oracle's committed runs (seed_*/cartpole_noise/...)")
     ap.add_argument('--ours', required=True, help="the folder holding ours.py's arms (boot, iv_uniform, iv)")
+    ap.add_argument('--ids', help="only their runs of these bsuite ids ('4-7'): one noise scale of sweep.sh's runs")
+    ap.add_argument('--task', default=TASK, help='the task, as the summary line names it')
     ap.add_argument('--summary-out', help='write the claim line for the Results page here')
     args = ap.parse_args(argv)
-    groups = {n: load_theirs(Path(args.theirs), a) for n, a in THEIRS.items()}
+    ids = parse_ids(args.ids) if args.ids else None
+    groups = {n: load_theirs(Path(args.theirs), a, ids) for n, a in THEIRS.items()}
     groups |= {n: load_ours(Path(args.ours), a) for n, a in OURS.items() if (Path(args.ours) / a).is_dir()}
-    print('cartpole_noise/0; training episodes to a 100-episode mean of 750, 25th-50th-75th (nearest rank)')
+    print(f'{args.task}; training episodes to a 100-episode mean of 750, 25th-50th-75th (nearest rank)')
     for n, g in groups.items():
         print(f"{n:<26} {len(g['times']):>3} runs {int(g['events'].sum()):>3} reached  {quartiles(g)}")
     tests = tests_of(groups)
@@ -154,7 +177,7 @@ def main(argv=None) -> None:
             n: dict(percentiles=quartiles(g), reached=int(g['events'].sum()), runs=len(g['times']))
             for n, g in groups.items()
         }
-        data = dict(claim='iv_dqn_cartpole', summary=summary_line(groups, tests), groups=table, tests=tests)
+        data = dict(claim='iv_dqn_cartpole', summary=summary_line(groups, tests, args.task), groups=table, tests=tests)
         tmp = out.with_suffix('.json.tmp')
         tmp.write_text(json.dumps(data, indent=1) + '\n')
         tmp.replace(out)
