@@ -102,6 +102,16 @@ def test_same_json_can_fail():
     assert same_json({'a': 1}, {'b': 1}) and same_json([1], [1, 2]) and same_json({'a': 1}, {'a': 1.0})
 
 
+def script_module(path: Path):
+    "A benchmark script (not a package module) imported from its file, to call its functions."
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def recomputed(script: Path, args: list, tmp_path) -> dict:
     "The summary JSON that `script ARGS --summary-out` writes now."
     out = tmp_path / 's.json'
@@ -139,13 +149,9 @@ def test_the_committed_pe_dqn_growth_test_is_what_the_two_summaries_give(tmp_pat
 def test_pe_dqn_growth_by_hand(tmp_path):
     """The interaction test by hand: a ratio of 2 at both sizes has not changed (x1, p = 1); 2 then 1, each with a 95%
     interval of x/÷ e^0.196 (se 0.1 on the log scale), has changed by x0.5 with z = log 2 / (0.1 sqrt 2)."""
-    import importlib.util
-
     from scipy.stats import norm
 
-    spec = importlib.util.spec_from_file_location('pe_compare', COMPARE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = script_module(COMPARE)
     w = np.exp(norm.isf(0.025) * 0.1)
     line = lambda n, r: dict(size=n, tests={'a / b': dict(ratio=r, low=r / w, high=r * w)})
     same = mod.growth(line(10, 2.0), line(14, 2.0), 'a / b')
@@ -170,13 +176,7 @@ def test_the_committed_iv_rl_comparison_is_what_both_sides_logs_give(tmp_path):
 def test_iv_rl_compare_censors_a_run_that_never_reaches_750(tmp_path):
     """compare.py on hand-made arms: a run whose running mean never reaches 750 counts as censored at its last
     episode, one that does at its first such episode (500 then 1000s: episode 2)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        'iv_compare', ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py'
-    )
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
+    compare = script_module(ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py')
     (tmp_path / 'boot').mkdir()
     (tmp_path / 'boot' / 'summary.json').write_text(json.dumps({'returns': [[500, 1000, 1000], [100] * 5]}))
     g = compare.load_ours(tmp_path, 'boot')
@@ -187,13 +187,7 @@ def test_iv_rl_compare_censors_a_run_that_never_reaches_750(tmp_path):
 def test_iv_rl_compare_takes_one_noise_scale_of_the_sweep(tmp_path):
     """compare.py --ids on hand-made runs of their sweep (seed k ran cartpole_noise/k): only the ids asked for are
     read, a run without its run.json is not finished, and a bad --ids is a one-line error."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        'iv_compare', ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py'
-    )
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
+    compare = script_module(ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py')
     # returns 0, then 1000 for the last 75 episodes: the 100-episode mean reaches 750 exactly at `solved` (>= 100)
     for seed, solved in ((3, 120), (4, 110), (5, 130), (7, 150), (8, 160)):
         run = tmp_path / f'seed_{seed}' / 'cartpole_noise' / 'IV_DQN_bs_64'
@@ -215,14 +209,10 @@ def test_iv_rl_compare_takes_one_noise_scale_of_the_sweep(tmp_path):
 
 def test_table1s_mann_whitney_is_scipys():
     "The oracle's standard-library Mann-Whitney against scipy: exact without ties, and a permutation test with ties."
-    import importlib.util
-
     import numpy as np
     from scipy import stats
 
-    spec = importlib.util.spec_from_file_location('table1', TABLE1)
-    table1 = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(table1)
+    table1 = script_module(TABLE1)
     x, y = [113, 129, 148, 182, 110, 145], [114, 101, 157, 189, 129 + 0.5]
     ours = table1.mann_whitney(x, y)
     theirs = stats.mannwhitneyu(x, y, alternative='two-sided', method='exact')
@@ -253,11 +243,7 @@ def test_the_committed_e_az_comparison_is_what_the_results_give(tmp_path):
 
 def load_ours():
     "benchmarks/oracles/pe_dqn/ours.py as a module (benchmarks/ is no package)."
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location('pe_dqn_ours', ROOT / 'benchmarks' / 'oracles' / 'pe_dqn' / 'ours.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(ROOT / 'benchmarks' / 'oracles' / 'pe_dqn' / 'ours.py')
     return module
 
 
