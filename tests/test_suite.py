@@ -422,58 +422,9 @@ def _old_format_store(out: Path, rows: list) -> None:
     con.close()
 
 
-def test_migrating_an_old_store_keys_its_records_as_the_runner_does(tmp_path):
-    """`tools/migrate_suite_code.py` gives a record of an older store the key the runner computes for the same run
-    now (so the runner finds it and does not train it again), only where the record's commit ran the suite's code
-    shown to compute the same; it checks each old key against the record's own columns first."""
-    sys.path.insert(0, str(ROOT / 'tools'))
-    import migrate_suite_code as mig
-
-    from uncertain_rl.suites.core import Arm
-
-    suite = suites()['deep_sea']
-    design = store.Design('table:quick', suite, (Arm('dqn', 'dqn'),), (), True)
-    run = store.Run(0, {'size': 10, 'mapping_seed': 42}, 0, 0, 150)
-    now = store.call_records(design, design.arms[0], [run], {'lr': 0.001}, 'code-1', {'jax': 'j', 'jaxlib': 'k'})[0]
-    old_key = store.digest('dqn', now['config_hash'], 'deep_sea', run.setting, 0, 150, True, 'code-1', 'j', 'k')
-    old = {c: None for c in store.RECORD_COLUMNS}
-    old.update({k: v for k, v in now.items() if k != 'suite_code'})
-    old.update(key=old_key, git_commit='c0', metrics='{"solved": true}', versions='{}')
-    scored_then = {'c0': {'deep_sea': next(iter(mig.EQUIVALENT['deep_sea']))}}
-    (tmp_path / 'a').mkdir()
-    _old_format_store(tmp_path / 'a', [old])
-    with pytest.raises(ValueError, match='migrate_suite_code'):
-        store.load_records(tmp_path / 'a')
-    assert mig.migrate(tmp_path / 'a', history=lambda commits: scored_then) == 1
-    (r,) = store.load_records(tmp_path / 'a')
-    assert (r['key'], r['suite_code']) == (now['key'], now['suite_code']) and now['key'] != old_key
-    con = store.open_store(tmp_path / 'a')
-    assert list(store.stored(con, [now['key']])) == [now['key']]
-    con.close()
-    assert mig.migrate(tmp_path / 'a', history=lambda commits: scored_then) == 0  # a second run finds nothing to do
-
-    for name, bad, history in [
-        ('b', dict(old, budget=151), scored_then),  # a key that is not its columns' key
-        ('c', old, {'c0': {'deep_sea': 'scored-otherwise'}}),  # suite code not shown to compute the same
-    ]:
-        (tmp_path / name).mkdir()
-        _old_format_store(tmp_path / name, [bad])
-        with pytest.raises(ValueError):
-            mig.migrate(tmp_path / name, history=lambda commits, h=history: h)
-        assert 'suite_code' not in {
-            row[1] for row in sqlite3.connect(tmp_path / name / store.STORE_FILE).execute('PRAGMA table_info(records)')
-        }  # refused before anything was written
-
-
-def test_suite_code_history_reads_each_commits_own_code():
-    """`tools/suite_code_history.py`, run from the checkout's root, fingerprints the commit's package, not the
-    checkout's (`python -c` puts the working directory first on the path): at 7d1d044 cartpole_noise's `metrics` was
-    a lambda, whose fingerprint cannot be today's named function's."""
-    if subprocess.run(['git', 'cat-file', '-e', '7d1d044a7^{commit}'], cwd=ROOT, capture_output=True).returncode:
-        pytest.skip('a checkout without the commit (shallow clone)')
-    sys.path.insert(0, str(ROOT / 'tools'))
-    import suite_code_history
-
-    then = suite_code_history.fingerprints('7d1d044a7')
-    now = {name: store.suite_fingerprint(s) for name, s in suites().items()}
-    assert set(then) == set(now) and all(then[k] != now[k] for k in now), (then, now)
+def test_a_store_from_before_suite_code_keys_names_its_migration(tmp_path):
+    """A store written before records were keyed by their suite's code is refused with a `ValueError` naming the file
+    and the migration tool at the commit that still has it, before any record is read."""
+    _old_format_store(tmp_path, [])
+    with pytest.raises(ValueError, match=r"before records were keyed.*git show 861388c:tools/migrate_suite_code\.py"):
+        store.load_records(tmp_path)

@@ -313,7 +313,7 @@ def check_columns(con: sqlite3.Connection, path) -> None:
     if missing == ['suite_code']:
         raise ValueError(
             f"{str(path)!r} was written before records were keyed by their suite's code: migrate it with "
-            "`python tools/migrate_suite_code.py` in a checkout of the repository"
+            "`tools/migrate_suite_code.py` as of commit 861388c (`git show 861388c:tools/migrate_suite_code.py`)"
         )
     if missing:
         raise ValueError(f"{str(path)!r} is not a results store of this version (no column {missing[0]!r})")
