@@ -90,3 +90,25 @@ def test_result_prose_quotes_stored_outputs(path):
     the notebook's stored outputs or code: a number no output holds was typed in from a run that no one can re-read."""
     found = unsupported_numbers(json.loads(path.read_text())['cells'])
     assert not found, f'{path.name}: numbers in result prose that no stored output or code holds: {found}'
+
+
+JOURNAL = re.compile(r'results/issue\d+|our guess before|not the cause either')
+
+
+def journal_lines(cells) -> list:
+    "(cell id, match) for each cell that reads a file named after an issue or narrates an investigation."
+    return [(c.get('id'), m.group()) for c in cells for m in JOURNAL.finditer(''.join(c['source']))]
+
+
+def test_journal_lines_are_found():
+    cell = lambda src: {'cell_type': 'code', 'id': 'x', 'source': [src]}
+    assert journal_lines([cell("print(open('benchmarks/results/issue29/t.txt').read())")]) == [('x', 'results/issue29')]
+    assert journal_lines([cell("print(open('benchmarks/results/speed/t.txt').read())")]) == []
+
+
+@pytest.mark.parametrize('path', NBS, ids=lambda p: p.stem)
+def test_notebook_reads_as_a_paper_not_a_journal(path):
+    """A notebook states what was tested and what was found: it reads no file named after the issue that made it
+    (results live under what they measure) and does not narrate the investigation."""
+    found = journal_lines(json.loads(path.read_text())['cells'])
+    assert not found, f'{path.name}: {found}'
