@@ -26,7 +26,8 @@ def cli(*args, timeout: int = 600) -> subprocess.CompletedProcess:
 
 CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
 BROWSER_REQUIRED = os.environ.get('UNCERTAIN_RL_BROWSER_TESTS') == 'required'  # set by .ci/run
-SCREENSHOTS = Path(__file__).resolve().parent.parent / '_screenshots'
+ROOT = Path(__file__).resolve().parent.parent  # the checkout's root
+SCREENSHOTS = ROOT / '_screenshots'
 
 
 def need_browser(*modules) -> None:

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM, SCREENSHOTS, need_browser, free_port, wait_for_port
+from conftest import CHROMIUM, free_port, need_browser, ROOT, SCREENSHOTS, wait_for_port
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / 'tools'))
 import docs  # noqa: E402
 
@@ -109,6 +108,7 @@ def serve(folder: Path):
     return proc, f'http://127.0.0.1:{port}'
 
 
+@pytest.mark.browser
 def test_every_page_reads_well_in_a_real_browser(site):
     """Every page in headless Chromium: no console error, no request leaving 127.0.0.1, every image loaded, no raw TeX
     left in the text, typeset formulas on every page whose notebook has math, no element wider than its column unless

@@ -6,6 +6,9 @@ jax and jaxlib) they are compared bit for bit; on any other kind within `golden.
 magnitudes), with every integer array (actions, episode lengths, counts, the solved-at episode) still bit for bit."""
 
 import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -84,3 +87,73 @@ def test_lineage_keeps_only_what_the_golden_runs_show():
     assert [(e['old'], e['new'], e['agent']) for e in entries] == [('a1', 'a2', 'a'), ('e1', 'e2', 'e')]
     assert all(e['evidence'] == 'shown' and e['env'] == 'x' for e in entries)
     assert [r.split(':')[0] for r in refused] == ['b|x', 'd|x']  # b: golden runs differ; d: an unchecked class
+
+
+@pytest.mark.worktree
+def test_lineage_shows_a_refactor_on_the_machine_at_hand(tmp_path):
+    """A refactor made and shown here, on whatever machine runs the tests: in a clone of this checkout, one commit
+    renames local variables of DQN's `act` (its fingerprint moves, its behaviour does not), and `lineage --since HEAD~1
+    --only dqn@chain` records that golden run with both versions on this machine and writes the entry *old -> new*,
+    which the store's `same_code` then follows. (A change of behaviour is refused: `same_runs` below, and the rule on
+    hand-made fingerprints above.)"""
+    repo = tmp_path / 'repo'
+    subprocess.run(['git', 'clone', '-q', '--local', str(golden.ROOT), str(repo)], check=True)
+
+    def git(*args):
+        subprocess.run(['git', '-C', str(repo), '-c', 'user.name=t', '-c', 'user.email=t@t', *args], check=True)
+
+    shutil.copy(golden.ROOT / 'tools' / 'golden.py', repo / 'tools' / 'golden.py')  # this checkout's tool
+    git('commit', '-qam', 'base', '--allow-empty')
+    dqn = repo / 'uncertain_rl' / 'agents' / 'dqn.py'
+    ledger = repo / 'uncertain_rl' / 'suites' / 'equivalent_code.json'
+    fingerprint = 'from uncertain_rl.registry import make_env; from uncertain_rl.suites.store import run_fingerprint; '
+    fingerprint += "print(run_fingerprint('dqn', make_env('chain', 10, 42)))"
+
+    def run(*args):
+        env = dict(os.environ, PYTHONPATH=str(repo))
+        done = subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def commit_and_lineage(*replacements) -> tuple:
+        "Commit `replacements` (old, new) of dqn.py; lineage of that commit; (fingerprints before and after, output)."
+        code_before, source = run('-c', fingerprint).strip(), dqn.read_text()
+        for old, new in replacements:
+            assert source.count(old) == 1, old
+            source = source.replace(old, new)
+        dqn.write_text(source)
+        git('commit', '-qam', 'change')
+        out = run('tools/golden.py', 'lineage', '--since', 'HEAD~1', '--only', 'dqn@chain')
+        return code_before, run('-c', fingerprint).strip(), out
+
+    before = json.loads(ledger.read_text())['replaced']
+    old, new, out = commit_and_lineage(
+        ('k_tie, k_coin, k_action = jax.random.split(key, 3)', 'tie, coin, pick = jax.random.split(key, 3)'),
+        ('random_argmax(k_tie, acting_q', 'random_argmax(tie, acting_q'),
+        ('epsilon_greedy(k_coin, k_action, action', 'epsilon_greedy(coin, pick, action'),
+    )
+    after = json.loads(ledger.read_text())['replaced']
+    fresh = after[len(before) :]
+    assert old != new and f'wrote {len(fresh)} equivalences' in out and after[: len(before)] == before, out
+    assert {e['agent'] for e in fresh} == {'dqn'} and (old, new) in [(e['old'], e['new']) for e in fresh]
+    # one entry per environment DQN runs on: the agent's code moved, each environment class kept its source
+    assert len(fresh) == len({e['env'] for e in fresh}) > 1
+    assert all('dqn@chain bit-identical' in e['evidence'] and golden.machine()['cpu'] in e['evidence'] for e in fresh)
+    from uncertain_rl.suites.store import equivalent_code, same_code
+
+    linked = same_code(new, equivalent_code(ledger))
+    assert linked[0] == new and old in linked  # the store finds the old code's records (and its own lineage's)
+
+
+def test_same_runs_passes_only_agents_whose_every_run_is_bit_identical():
+    "`lineage`'s comparison of two versions' golden runs, on hand-made records: one differing leaf refuses the agent."
+    rng = np.random.default_rng(1)
+    leaf = lambda: {'w': golden.fingerprint(rng.normal(size=8).astype(np.float32))}
+    old = {'runs': {'a@x': leaf(), 'a@y': leaf(), 'b@x': leaf(), 'c@x': leaf()}}
+    new = {'runs': {k: dict(v) for k, v in old['runs'].items()}}
+    w = np.frombuffer(bytes.fromhex(old['runs']['a@y']['w']['sha256']), np.uint8)  # any other bytes: another hash
+    new['runs']['a@y'] = {'w': golden.fingerprint(w)}
+    del new['runs']['c@x']  # a run the new code no longer records
+    agents = {'a@x': 'a', 'a@y': 'a', 'b@x': 'b', 'c@x': 'c'}
+    assert golden.same_runs(old, new, list(agents), agents) == {'b'}
+    assert golden.same_runs(old, new, ['a@x', 'b@x'], agents) == {'a', 'b'}  # a@y not asked for

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ORACLES = ROOT / 'benchmarks' / 'results' / 'oracles'
 TABLE1 = ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'table1.py'
 
 
+@pytest.mark.data
 def test_the_committed_iv_rl_summary_is_what_its_logs_give(tmp_path):
     committed = json.loads((ORACLES / 'iv_dqn_cartpole_as_run.json').read_text())
     note = committed['summary'].split(': ')[0]
@@ -65,6 +66,7 @@ def bsuite_solved(total_bad: list) -> int:
     return next((e for e, bad in enumerate(total_bad, 1) if bad / e < 0.9), 0)
 
 
+@pytest.mark.data
 def test_the_pe_dqn_oracle_summaries_are_what_their_episode_logs_give():
     "Per seed of the authors' PE-DQN: the summary's first treasure and solved episode, recomputed from its CSV log."
     folders = sorted(p.parent for p in PE_DQN_ORACLE.glob('n*/summary.json'))
@@ -126,6 +128,7 @@ def committed_lines(pattern: str) -> list:
     return [json.loads(p.read_text()) for p in paths]
 
 
+@pytest.mark.data
 def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
     "The Results page's line for the authors' PE-DQN, recomputed by compare.py from the committed summaries."
     for data in committed_lines('pe_dqn_scaling_n??.json'):
@@ -138,6 +141,7 @@ def test_the_committed_pe_dqn_comparison_is_what_the_summaries_give(tmp_path):
         assert same_json(recomputed(COMPARE, ['--size', str(n), *groups], tmp_path), data) == []
 
 
+@pytest.mark.data
 def test_the_committed_pe_dqn_growth_test_is_what_the_two_summaries_give(tmp_path):
     "The growth-with-N line, recomputed by compare.py --growth from the two committed summaries."
     (data,) = committed_lines('pe_dqn_scaling_n14_growth.json')
@@ -160,6 +164,7 @@ def test_pe_dqn_growth_by_hand(tmp_path):
     assert np.isclose(half['change'], 0.5) and np.isclose(half['p'], 2 * norm.sf(np.log(2) / (0.1 * np.sqrt(2))))
 
 
+@pytest.mark.data
 def test_the_committed_iv_rl_comparison_is_what_both_sides_logs_give(tmp_path):
     """The Results page's line for our agents beside the authors' IV-RL code, recomputed by compare.py from their
     committed training logs and our arms' committed returns."""
@@ -230,6 +235,7 @@ def test_table1s_mann_whitney_is_scipys():
     assert null.size == 126 and abs(ours['p'] - np.mean(np.abs(null - mean) >= abs(ours['u'] - mean) - 1e-9)) < 1e-12
 
 
+@pytest.mark.data
 def test_the_committed_e_az_comparison_is_what_the_results_give(tmp_path):
     "The Results page's line for the authors' JAX E-AZ, recomputed from their committed results and our store."
     for data in committed_lines('e_az_learned_jax_n*.json'):

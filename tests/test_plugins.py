@@ -7,11 +7,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 
 TOY = '''"""A toy agent in one file: DQN's learner under another name, with a viewer signal of its own."""
 import jax.numpy as jnp

@@ -177,6 +177,7 @@ def test_too_many_seeds_are_refused_in_one_line(tmp_path, capsys, no_voila):
         assert 'has 1001 seeds; the viewer shows at most 1000' in refused(capsys, *command)
 
 
+@pytest.mark.browser
 def test_hostile_labels_in_the_app_in_chromium(tmp_path):
     """`uncertain-rl app` (Voila) on two runs whose label, agent name, seed and an extra array's name are markup: in
     headless Chromium no element from them exists, nothing they carry ran, and the status line shows them as text."""

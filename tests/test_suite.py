@@ -18,8 +18,8 @@ import pytest
 
 from uncertain_rl.suites import report, store
 from uncertain_rl.suites.core import claims, setting_key, suites
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [
     sys.executable,
     '-m',
@@ -193,6 +193,7 @@ def test_records_stay_valid_across_commits_that_do_not_change_the_agents_code(tm
     assert fingerprint_in_a_copy(tmp_path, 'program', program) != base
 
 
+@pytest.mark.data
 @pytest.mark.slow
 def test_bsuite_analysis_in_its_own_venv_scores_as_the_store_does(tmp_path):
     "bsuite 0.3.6's analysis with the pandas < 2 it was written for (`benchmarks/bsuite_oracle.py`, its own venv)."
@@ -226,6 +227,7 @@ def test_same_to_rounding_can_fail():
     assert not same_to_rounding({'p': 1}, {'p': 1.0}) and not same_to_rounding({'p': 1.0}, {'q': 1.0})
 
 
+@pytest.mark.data
 def test_the_committed_report_is_what_the_committed_store_gives(tmp_path):
     """The Results page's tables, aggregates and claims are regenerated from the committed store, and agree with its
     files: the Markdown to the byte, the JSON to the last few bits of a float (an exact test's p-value computed on an
@@ -245,6 +247,7 @@ def test_the_committed_report_is_what_the_committed_store_gives(tmp_path):
     assert {p.stem for p in (COMMITTED / 'claims').glob('*.png')} == ran
 
 
+@pytest.mark.data
 def test_the_committed_claims_ran_their_declared_designs():
     """Every claim record is a declared run of its claim, with the configuration its arm gives (checked from the
     records)."""
@@ -269,6 +272,7 @@ def test_the_committed_claims_ran_their_declared_designs():
     assert any(r['design'].startswith('claim:') for r in records)
 
 
+@pytest.mark.data
 @pytest.mark.slow
 def test_bsuite_analysis_scores_the_committed_store_as_it_does():
     sys.path.insert(0, str(ROOT / 'benchmarks'))
@@ -278,6 +282,7 @@ def test_bsuite_analysis_scores_the_committed_store_as_it_does():
     assert rows and all(theirs is not None and abs(ours - theirs) < 1e-12 for _, _, ours, theirs in rows)
 
 
+@pytest.mark.data
 def test_each_committed_sweep_lies_in_one_bsuite_folder_per_seed():
     """bsuite's analysis reads one agent's sweep from one folder per seed. Every committed row of the main table (its
     arm, suite, code and jax) keeps its CSVs in one sweep folder, though PE-DQN's five cartpole_noise scales ran five
@@ -306,6 +311,7 @@ def test_each_committed_sweep_lies_in_one_bsuite_folder_per_seed():
         restore()
 
 
+@pytest.mark.data
 def test_every_committed_csv_is_named_by_a_record():
     """bsuite's analysis reads every CSV in a sweep's folder, so a log that no record names (a merge that copied the
     log of a record the store already held, a run killed mid-call) would be scored as a run of that agent. Every CSV
@@ -369,6 +375,7 @@ def test_suite_submit_on_submitits_local_executor_gives_the_unsharded_store(tmp_
     )
 
 
+@pytest.mark.data
 def test_the_committed_main_table_ran_each_agents_registered_default():
     """Every main-table record computed by this checkout's code ran its agent's registered default as its setting's
     environment resolves it (bsuite's protocol: no preset; PE-DQN's support from the declared return range), with
@@ -391,6 +398,7 @@ def test_the_committed_main_table_ran_each_agents_registered_default():
     assert checked >= 300
 
 
+@pytest.mark.data
 def test_every_committed_record_was_computed_by_this_checkouts_suite_code():
     """A record's key covers its suite's code (how a run is set up, stopped and scored): a change to it must rerun the
     suite's records or show that it computes the same, never leave records computed the old way counted as current."""
@@ -399,6 +407,7 @@ def test_every_committed_record_was_computed_by_this_checkouts_suite_code():
     assert not stale, stale
 
 
+@pytest.mark.data
 def test_every_committed_record_is_keyed_by_its_own_columns():
     """A stored key is `store.run_key` of the record's own columns (agent, configuration, suite and its code, setting,
     seed, budget, stop rule, training code, jax): a record edited by hand, or keyed by a rule the runner no longer

@@ -9,10 +9,10 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+import pytest
 
-from conftest import CHROMIUM, SCREENSHOTS, cli, free_port, need_browser, stop_server, wait_for_port
+from conftest import CHROMIUM, cli, free_port, need_browser, ROOT, SCREENSHOTS, stop_server, wait_for_port
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(str(p.parent) for p in (ROOT / 'examples' / 'runs').glob('*/snapshots.npz'))
 
 
@@ -38,6 +38,7 @@ def test_example_runs_are_committed():
     assert any(n.startswith('boot_dqn') for n in names) and any(n.startswith('tdu') for n in names), names
 
 
+@pytest.mark.browser
 def test_viewer_in_voila():
     """`uncertain-rl app`'s Voila command (our offline template, the packaged app notebook) with the example runs
     (Bootstrapped DQN and TDU side by side): the widgets appear, moving the snapshot slider and switching the quantity
@@ -113,6 +114,7 @@ def test_viewer_in_voila():
     assert not problems, '\n'.join(problems[:20]) + '\n' + log[-3000:]
 
 
+@pytest.mark.browser
 def test_train_then_viewer_html(tmp_path):
     """`DeepSeaViewer.train` (the command line's training, in-process) then `uncertain-rl view`: the viewer opens the
     new run; the page opens from disk with no network, the controls change the heat map, no error in the console."""
@@ -226,6 +228,7 @@ def test_view_and_app_answer_a_bad_directory_in_one_line(tmp_path):
         assert 'is not a run directory' in r.stderr or 'no summary.json' in r.stderr, r.stderr
 
 
+@pytest.mark.browser
 def test_app_stops_voila_and_its_kernels_on_sigterm():
     """`uncertain-rl app` serves the app; a page request starts a kernel (Jupyter starts kernels in sessions of their
     own); SIGTERM to the command stops Voila and the kernel, leaving no process behind."""
@@ -260,6 +263,7 @@ def test_app_stops_voila_and_its_kernels_on_sigterm():
             proc.kill()
 
 
+@pytest.mark.browser
 def test_the_app_asks_for_its_token_and_refuses_other_hosts():
     """The server the app starts answers only with its token (else the login page) and only to a loopback `Host`
     (a DNS-rebinding page gets 403); the viewer escapes an error's text before showing it as HTML."""
@@ -344,6 +348,7 @@ def test_app_without_its_extra_names_the_extra(tmp_path):
     assert "pip install 'uncertain_rl[app]'" in r.stderr and 'voila' in r.stderr, r.stderr
 
 
+@pytest.mark.browser
 def test_the_summary_table_fits_its_card_with_a_legend(tmp_path):
     "The offline page's summary uses the command line's short column names and legend, so it fits its card at 1280 px."
     need_browser()

@@ -20,14 +20,16 @@ Two checks, so that no machine skips them:
   bit, so every decision is the same, and each float array's sum within `RTOL` of its sum of magnitudes.
 `check` says which one it ran and on which kind; `record` says on which kind it recorded.
 
-`lineage --since REV` keeps stored results valid across a refactor. It fingerprints the code that trains each
-(agent, environment) at REV (a temporary git worktree) and in this checkout; for the agents whose fingerprint moved it
-runs their golden runs with REV's code and with this code, and requires both to be bit-identical to the golden file
-(on the machine kind that recorded it, not within a tolerance). Each moved fingerprint whose agent passed, and whose
-environment class either kept its source or has a golden run of that agent, becomes an entry *old -> new* in the
-package's `uncertain_rl/suites/equivalent_code.json`: the store then finds the records REV's code computed instead of
-training them again, and the report counts them as current (`uncertain_rl.suites.store.same_code`). Commit the file
-with the refactor.
+`lineage --since REV` keeps stored results valid across a refactor, on whatever machine it runs. It fingerprints the
+code that trains each (agent, environment) at REV (a temporary git worktree) and in this checkout; for the agents
+whose fingerprint moved it records their golden runs twice on this machine, once with REV's code and once with this
+code, and compares the two bit for bit (no golden file and no machine kind is involved: both sides ran here). Each
+moved fingerprint whose agent's runs were all bit-identical (and at least one ran), and whose environment class either
+kept its source or has a golden run of that agent, becomes an entry *old -> new* in the package's
+`uncertain_rl/suites/equivalent_code.json`, written by this tool with its evidence (the commit, the runs, this
+machine): the store then finds the records REV's code computed instead of training them again, and the report counts
+them as current (`uncertain_rl.suites.store.same_code`). Commit the file with the refactor. `--only` restricts the
+golden runs (an agent with none run is not shown).
 """
 
 import argparse
@@ -214,7 +216,7 @@ def equivalences(old: dict, new: dict, passed: set, golden_classes: dict, eviden
         if old[pair]['run'] == new[pair]['run']:
             continue
         if agent not in passed:
-            refused.append(f'{pair}: its golden runs were not bit-identical')
+            refused.append(f'{pair}: its golden runs were not bit-identical (or none ran)')
             continue
         if old[pair]['env'] != new[pair]['env'] and new[pair]['env_class'] not in golden_classes.get(agent, ()):
             refused.append(f"{pair}: {new[pair]['env_class']} changed and no golden run of {agent} trains on it")
@@ -223,35 +225,40 @@ def equivalences(old: dict, new: dict, passed: set, golden_classes: dict, eviden
     return entries, refused
 
 
-def lineage(since: str, only_changed: bool = True) -> int:
+def same_runs(old: dict, new: dict, runs: list, agents: dict) -> set:
+    """The agents whose golden `runs` (run -> agent: `agents`) recorded bit-identical in `old` and `new` (two `record`
+    results made on one machine), every one of their runs that was recorded."""
+    asked = {'runs': {r: old['runs'][r] for r in runs if r in old['runs']}}
+    failed = {line.split(' ')[0].rstrip(':') for line in compare(asked, new, exact=True)}
+    failed |= {r for r in runs if r not in old['runs']}
+    ran = {agents[r] for r in runs}
+    return {a for a in ran if not any(agents[r] == a for r in failed if r in agents)}
+
+
+def lineage(since: str, only=None, root: Path = None) -> int:
     "`lineage --since REV` (module docstring): write the equivalences it shows; the number written."
-    golden = json.loads(GOLDEN.read_text())
-    if not same_kind(golden['machine']):
-        sys.exit(
-            f"lineage needs the golden runs bit for bit, on the kind that recorded them ({golden['machine']}); "
-            f"this is {machine()}"
-        )
+    root = Path(root or ROOT)
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / 'since'
-        subprocess.run(['git', '-C', str(ROOT), 'worktree', 'add', '--detach', '-q', str(tree), since], check=True)
+        subprocess.run(['git', '-C', str(root), 'worktree', 'add', '--detach', '-q', str(tree), since], check=True)
         try:
-            old, new = code_fingerprints(tree), code_fingerprints(ROOT)
+            old, new = code_fingerprints(tree), code_fingerprints(root)
             moved = sorted({p.split('|')[0] for p in set(old) & set(new) if old[p]['run'] != new[p]['run']})
             print(f'fingerprints moved for {len(moved)} agents: {", ".join(moved) or "none"}', flush=True)
-            runs = [run for run, _, agent, _, _ in cases() if agent in moved]
-            passed = set(moved)
-            for where in (tree, ROOT):  # the golden runs, with REV's code and with this code
+            agents = {run: agent for run, _, agent, _, _ in cases() if agent in moved and (not only or run in only)}
+            runs, recorded = sorted(agents), {}
+            for side, where in (('old', tree), ('new', root)):  # the same golden runs with REV's code, then this one's
                 if not runs:
                     break
-                done = run_with(where, ['check', '--only', ','.join(runs), '--file', str(GOLDEN)])
-                print(f'golden check with the code at {where}: exit {done.returncode}', flush=True)
-                if done.returncode == 0:
-                    continue
-                failed = {line.split(' ')[0].rstrip(':') for line in done.stdout.splitlines()} & set(runs)
-                print('\n'.join(done.stdout.splitlines()[-20:] + done.stderr.splitlines()[-5:]))
-                passed -= {agent for r, _, agent, _, _ in cases() if r in failed} if failed else passed
+                out = Path(tmp) / f'{side}.json'
+                done = run_with(where, ['record', '--only', ','.join(runs), '--file', str(out)])
+                print(f'golden runs recorded with the code at {where}: exit {done.returncode}', flush=True)
+                if done.returncode:
+                    sys.exit(f'recording the golden runs with the code at {where} failed:\n{done.stderr[-3000:]}')
+                recorded[side] = json.loads(out.read_text())
+            passed = same_runs(recorded['old'], recorded['new'], runs, agents) if runs else set()
         finally:
-            subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tree)], check=False)
+            subprocess.run(['git', '-C', str(root), 'worktree', 'remove', '--force', str(tree)], check=False)
     from uncertain_rl.registry import make_env
 
     golden_classes = {}
@@ -259,23 +266,23 @@ def lineage(since: str, only_changed: bool = True) -> int:
         env = make_env(env_name, ENV_SIZES.get(env_name, 1), 42)
         golden_classes.setdefault(agent, set()).add(f'{type(env).__module__}.{type(env).__qualname__}')
     commit = subprocess.run(
-        ['git', '-C', str(ROOT), 'rev-parse', '--short', since], capture_output=True, text=True
+        ['git', '-C', str(root), 'rev-parse', '--short', since], capture_output=True, text=True
     ).stdout.strip()
+    here = machine()
     evidence = (
-        f"golden runs bit-identical with the code at {commit} and after it, on {golden['machine']['cpu']} "
-        f"(jax {golden['machine']['jax']}), {time.strftime('%Y-%m-%d')}"
+        f"golden runs {', '.join(runs)} bit-identical with the code at {commit} and after it, both run on "
+        f"{here['cpu']} (jax {here['jax']}), {time.strftime('%Y-%m-%d')}"
     )
     entries, refused = equivalences(old, new, passed, golden_classes, evidence)
     for line in refused:
         print(f'not shown: {line}')
-    table = json.loads(EQUIVALENT.read_text())
+    ledger = root / EQUIVALENT.relative_to(ROOT)
+    table = json.loads(ledger.read_text())
     have = {(e['old'], e['new']) for e in table['replaced']}
     fresh = [e for e in entries if (e['old'], e['new']) not in have]
     table['replaced'] += fresh
-    EQUIVALENT.write_text(json.dumps(table, indent=1) + '\n')
-    print(
-        f'wrote {len(fresh)} equivalences to {EQUIVALENT.relative_to(ROOT)} ({len(entries) - len(fresh)} already there)'
-    )
+    ledger.write_text(json.dumps(table, indent=1) + '\n')
+    print(f'wrote {len(fresh)} equivalences to {ledger.relative_to(root)} ({len(entries) - len(fresh)} already there)')
     return len(fresh)
 
 
@@ -283,7 +290,9 @@ if __name__ == '__main__':
     p = argparse.ArgumentParser(description='Golden runs of every registered agent.')
     p.add_argument('what', choices=('list', 'record', 'check', 'lineage'))
     p.add_argument('--since', default='', help='lineage: the revision whose stored records the refactor keeps')
-    p.add_argument('--only', default='', help='comma-separated runs (CASE@ENV) instead of all')
+    p.add_argument(
+        '--only', default='', help='comma-separated runs (CASE@ENV) instead of all (lineage: of the moved agents)'
+    )
     p.add_argument('--file', default=str(GOLDEN), help='the golden file (default: tests/golden/golden_runs.json)')
     a = p.parse_args()
     only = [r for r in a.only.split(',') if r]
@@ -294,7 +303,7 @@ if __name__ == '__main__':
     if a.what == 'lineage':
         if not a.since:
             sys.exit('lineage needs --since REV (the revision before the refactor)')
-        lineage(a.since)
+        lineage(a.since, only or None)
         sys.exit(0)
     if a.what == 'record':
         path = Path(a.file)

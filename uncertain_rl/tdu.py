@@ -5,12 +5,20 @@
 # %% auto #0
 __all__ = ['tdu_signal', 'q_signal', 'explorer_bonus', 'explorer_td']
 
+# %% ../nbs/30_tdu.ipynb #apicb210f
+_all_ = [  # the public names; the others are internal (importable within the package, not in __all__)
+    'tdu_signal',
+    'q_signal',
+    'explorer_bonus',
+    'explorer_td',
+]
+
 # %% ../nbs/30_tdu.ipynb #d867a343
 import jax
 import jax.numpy as jnp
 
-from .ensembles import member_std
-from .learning import taken_action_values
+from uncertain_rl.ensembles import member_std
+from uncertain_rl.learning import taken_action_values
 
 # %% ../nbs/30_tdu.ipynb #f750c28d
 def tdu_signal(td: jax.Array, ddof: int = 1, stop_gradient: bool = True) -> jax.Array:

@@ -5,6 +5,14 @@
 # %% auto #0
 __all__ = ['test_eq', 'test_close', 'checkout_root', 'checkout_path']
 
+# %% ../nbs/00a_testing.ipynb #api5e08a9
+_all_ = [  # the public names; the others are internal (importable within the package, not in __all__)
+    'test_eq',
+    'test_close',
+    'checkout_root',
+    'checkout_path',
+]
+
 # %% ../nbs/00a_testing.ipynb #tt000004
 import numpy as np
 

@@ -5,12 +5,20 @@
 # %% auto #0
 __all__ = ['ucb_scores', 'ucb_action', 'vote_entropy', 'info_gain_bonus']
 
+# %% ../nbs/40_ucb.ipynb #api10daec
+_all_ = [  # the public names; the others are internal (importable within the package, not in __all__)
+    'ucb_scores',
+    'ucb_action',
+    'vote_entropy',
+    'info_gain_bonus',
+]
+
 # %% ../nbs/40_ucb.ipynb #459e2107
 import jax
 import jax.numpy as jnp
 
-from .acting import break_ties, vote_counts
-from .ensembles import member_std
+from uncertain_rl.acting import break_ties, vote_counts
+from uncertain_rl.ensembles import member_std
 
 # %% ../nbs/40_ucb.ipynb #05b462d8
 def ucb_scores(q: jax.Array, lam=0.1, ddof: int = 0) -> jax.Array:
