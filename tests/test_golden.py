@@ -106,7 +106,8 @@ def test_lineage_shows_a_refactor_on_the_machine_at_hand(tmp_path):
     git('commit', '-qam', 'base', '--allow-empty')
     dqn = repo / 'uncertain_rl' / 'agents' / 'dqn.py'
     ledger = repo / 'uncertain_rl' / 'suites' / 'equivalent_code.json'
-    fingerprint = 'from uncertain_rl.registry import make_env; from uncertain_rl.suites.store import run_fingerprint; '
+    fingerprint = 'from uncertain_rl.registry import make_env; '
+    fingerprint += 'from uncertain_rl.suites.fingerprints import run_fingerprint; '
     fingerprint += "print(run_fingerprint('dqn', make_env('chain', 10, 42)))"
 
     def run(*args):
@@ -139,7 +140,7 @@ def test_lineage_shows_a_refactor_on_the_machine_at_hand(tmp_path):
     # one entry per environment DQN runs on: the agent's code moved, each environment class kept its source
     assert len(fresh) == len({e['env'] for e in fresh}) > 1
     assert all('dqn@chain bit-identical' in e['evidence'] and golden.machine()['cpu'] in e['evidence'] for e in fresh)
-    from uncertain_rl.suites.store import equivalent_code, same_code
+    from uncertain_rl.suites.fingerprints import equivalent_code, same_code
 
     linked = same_code(new, equivalent_code(ledger))
     assert linked[0] == new and old in linked  # the store finds the old code's records (and its own lineage's)

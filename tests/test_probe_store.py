@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from uncertain_rl.app.cli import main
-from uncertain_rl.suites import report, store
+from uncertain_rl.suites import cluster, report, store
 from uncertain_rl.suites.core import Arm, suites
 
 # -- leases ---------------------------------------------------------------------------------------------------------
@@ -279,12 +279,12 @@ def sources(tmp_path):
 def test_a_merge_whose_second_source_lacks_a_log_writes_nothing(tmp_path, sources):
     out = tmp_path / 'out'
     with pytest.raises(ValueError, match=r"'.*/b' lacks the CSV log 'bsuite/dqn-c1/seed_3/"):
-        store.merge(out, sources)
+        cluster.merge(out, sources)
     assert not out.exists()  # not even created
     kept = make_store(tmp_path / 'kept', [record(7)])
     before = contents(kept)
     with pytest.raises(ValueError, match='lacks the CSV log'):
-        store.merge(kept, sources)
+        cluster.merge(kept, sources)
     assert contents(kept) == before  # no record, no log of the first source
 
 
@@ -293,7 +293,7 @@ def test_a_merge_refuses_a_record_of_a_suite_or_agent_this_code_does_not_know(tm
     bad = make_store(tmp_path / 'bad', [record(5), record(6, **{field: 'nope'})])
     out = tmp_path / 'out'
     with pytest.raises(ValueError) as e:
-        store.merge(out, [sources[0], bad])
+        cluster.merge(out, [sources[0], bad])
     line = str(e.value)
     assert '\n' not in line and str(bad) in line and f"{field} must be one of" in line and "got 'nope'" in line, line
     assert ("'deep_sea'" if field == 'suite' else "'boot_dqn'") in line, line  # what is allowed
@@ -314,11 +314,11 @@ def test_a_merge_that_fails_while_writing_leaves_the_store_as_it_was(tmp_path, s
 
     monkeypatch.setattr(store.shutil, 'copyfile', copy_then_fail)
     with pytest.raises(OSError, match='No space left'):
-        store.merge(kept, [sources[0]])
+        cluster.merge(kept, [sources[0]])
     assert len(copies) == 2 and contents(kept) == before
     with pytest.raises(OSError, match='No space left'):
         copies.clear()
-        store.merge(tmp_path / 'new', [sources[0]])
+        cluster.merge(tmp_path / 'new', [sources[0]])
     assert not (tmp_path / 'new').exists()
 
 

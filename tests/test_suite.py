@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uncertain_rl.suites import report, store
+from uncertain_rl.suites import fingerprints, report, store, verdicts
 from uncertain_rl.suites.core import claims, setting_key, suites
 from conftest import ROOT
 
@@ -152,7 +152,7 @@ def fingerprint_in_a_copy(tmp_path, name: str, edits: dict) -> str:
         assert text.count(old) == 1, (path, old)
         (root / 'uncertain_rl' / path).write_text(text.replace(old, new))
     code = (
-        'from uncertain_rl.suites.store import run_fingerprint; from uncertain_rl.envs.deep_sea import DeepSea; '
+        'from uncertain_rl.suites.fingerprints import run_fingerprint; from uncertain_rl.envs.deep_sea import DeepSea; '
         "print(run_fingerprint('boot_dqn', DeepSea(10)))"
     )
     out = subprocess.run(
@@ -391,7 +391,7 @@ def test_the_committed_main_table_ran_each_agents_registered_default():
             for runs, config in store.arm_calls(design, design.arms[0])
             for run in runs
         }
-        for r in (r for r in rs if report.is_current(r, suite_name)):
+        for r in (r for r in rs if verdicts.is_current(r, suite_name)):
             setting = setting_key(r['setting'])
             assert (r['config'], r['budget']) == declared[setting], (agent, suite_name, setting)
             checked += 1
@@ -402,7 +402,7 @@ def test_the_committed_main_table_ran_each_agents_registered_default():
 def test_every_committed_record_was_computed_by_this_checkouts_suite_code():
     """A record's key covers its suite's code (how a run is set up, stopped and scored): a change to it must rerun the
     suite's records or show that it computes the same, never leave records computed the old way counted as current."""
-    now = {name: store.suite_fingerprint(s) for name, s in suites().items()}
+    now = {name: fingerprints.suite_fingerprint(s) for name, s in suites().items()}
     stale = {(r['suite'], r['suite_code']) for r in store.load_records(COMMITTED) if r['suite_code'] != now[r['suite']]}
     assert not stale, stale
 

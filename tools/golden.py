@@ -28,8 +28,8 @@ moved fingerprint whose agent's runs were all bit-identical (and at least one ra
 kept its source or has a golden run of that agent, becomes an entry *old -> new* in the package's
 `uncertain_rl/suites/equivalent_code.json`, written by this tool with its evidence (the commit, the runs, this
 machine): the store then finds the records REV's code computed instead of training them again, and the report counts
-them as current (`uncertain_rl.suites.store.same_code`). Commit the file with the refactor. `--only` restricts the
-golden runs (an agent with none run is not shown).
+them as current (`uncertain_rl.suites.fingerprints.same_code`). Commit the file with the refactor. `--only` restricts
+the golden runs (an agent with none run is not shown).
 """
 
 import argparse
@@ -178,7 +178,7 @@ _FINGERPRINTS = """
 import json, warnings
 warnings.filterwarnings('ignore')
 from uncertain_rl import registry
-from uncertain_rl.suites.store import code_fingerprint, run_fingerprint
+from uncertain_rl.suites.fingerprints import code_fingerprint, run_fingerprint
 out = {}
 for agent in registry.AGENTS:
     for env_name in registry.ENVS:

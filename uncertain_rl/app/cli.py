@@ -341,10 +341,10 @@ def add_suite_commands(sub) -> None:
 
 def cmd_suite(args) -> int:
     "`uncertain-rl suite run|claims|report|merge`."
-    from uncertain_rl.suites import store
+    from uncertain_rl.suites import cluster, store
 
     if args.suite_command == 'merge':
-        added = store.merge(args.out, args.sources, missing_logs=args.missing_logs)
+        added = cluster.merge(args.out, args.sources, missing_logs=args.missing_logs)
         print(f"{added} records added to {Path(args.out) / store.STORE_FILE}")
         return 0
     if args.suite_command == 'report':
@@ -392,7 +392,7 @@ def count_line(counts: dict, path) -> str:
 
 def cmd_submit(args) -> int:
     "`uncertain-rl suite submit run|claims ...`: the parts as submitit jobs; with waiting, merged into --out."
-    from uncertain_rl.suites import store
+    from uncertain_rl.suites import cluster, store
 
     if args.shards < 1:
         raise UsageError(f"--shards must be an integer >= 1, got {args.shards}")
@@ -426,7 +426,7 @@ def cmd_submit(args) -> int:
     parameters = dict(timeout_min=args.timeout_min, gpus_per_node=args.gpus_per_node)
     if args.partition:
         parameters['slurm_partition'] = args.partition
-    done = store.submit(args.what, kwargs, args.shards, args.executor, wait=not args.no_wait, **parameters)
+    done = cluster.submit(args.what, kwargs, args.shards, args.executor, wait=not args.no_wait, **parameters)
     print(f"jobs {', '.join(done['jobs'])} ({args.executor}); logs in {Path(args.out) / 'submitit'}")
     if args.no_wait:
         print(f"when they end: uncertain-rl suite merge {args.out} {Path(args.out) / 'shards'}/*-of-{args.shards}")
@@ -464,7 +464,7 @@ def plan_lines(rows: list, measured: bool) -> list:
 
 def cmd_plan(args) -> int:
     "`uncertain-rl suite plan run|claims ...`: the calls a command would train, and with --measure what they cost here."
-    from uncertain_rl.suites import store
+    from uncertain_rl.suites import cluster, store
 
     if args.measure < 0:
         raise UsageError(f"--measure must be an integer >= 0, got {args.measure}")
@@ -476,7 +476,7 @@ def cmd_plan(args) -> int:
         designs = store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)
     else:
         designs = store.claim_designs(None if args.claims is None else args.claims.split(','))
-    rows = store.plan_designs(designs, args.out, parse_devices(args.devices), args.measure)
+    rows = cluster.plan_designs(designs, args.out, parse_devices(args.devices), args.measure)
     print('\n'.join(plan_lines(rows, args.measure > 0)))
     return 0
 

@@ -209,7 +209,7 @@ class Claim:
     arms: tuple  # Arm(...): the method under test first, then its rivals
     runs: tuple  # (setting, seed) pairs, every arm the same
     episodes: object  # every run's budget: episodes, or setting -> episodes
-    metric: str  # the paper's metric, by name (`suites.report.METRICS`)
+    metric: str  # the paper's metric, by name (`suites.verdicts.METRICS`)
     test: str  # 'cmh', 'logrank' or 'slope'
     strata: str  # the setting's field the test stratifies by
     stop_early: bool = True  # stop a call once every run's metric is decided (else play every episode)
@@ -220,7 +220,7 @@ class Claim:
     scale: str = 'reduced'  # 'paper': the paper's sizes, budget and networks; 'reduced': a smaller design
     device: str = 'cpu'  # where the design finishes: 'cpu' (2 cores, hours) or 'gpu' (a device, a cluster)
     family: str = ''  # its Holm family, declared with it: every claim naming it, run or not ('': a family of its own)
-    secondary: tuple = ()  # further metrics (`suites.report.METRICS`) reported beside the verdict, never deciding it
+    secondary: tuple = ()  # further metrics (`suites.verdicts.METRICS`) reported beside the verdict, never deciding it
     superseded: str = ''  # why a later design replaces this one ('' while it stands): kept and shown, in no family
     replaced_by: str = ''  # the claim that replaces it, where `superseded`: its row carries this one's oracle lines
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from uncertain_rl.suites import stats
 from uncertain_rl.suites.deep_sea import E_AZ_LEARNED
-from uncertain_rl.suites.report import claim_runs
+from uncertain_rl.suites.verdicts import claim_runs
 from uncertain_rl.suites.store import load_records
 
 
