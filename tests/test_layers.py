@@ -93,7 +93,7 @@ def test_the_public_api_is_small_and_each_name_is_documented():
             continue  # a subpackage's __init__: its docstring only
         if not any(isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == '_all_' for n in tree.body):
             undeclared.append(name)
-        names = getattr(module, '__all__', [])
+        names = module.__all__
         public += len(names)
         undocumented += [
             f'{name}.{n}'

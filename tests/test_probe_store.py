@@ -312,7 +312,7 @@ def test_a_merge_that_fails_while_writing_leaves_the_store_as_it_was(tmp_path, s
             raise OSError('No space left on device')
         return real(src, dst, **kw)
 
-    monkeypatch.setattr(store.shutil, 'copyfile', copy_then_fail)
+    monkeypatch.setattr(cluster.shutil, 'copyfile', copy_then_fail)
     with pytest.raises(OSError, match='No space left'):
         cluster.merge(kept, [sources[0]])
     assert len(copies) == 2 and contents(kept) == before

@@ -229,25 +229,23 @@ def same_runs(old: dict, new: dict, runs: list, agents: dict) -> set:
     """The agents whose golden `runs` (run -> agent: `agents`) recorded bit-identical in `old` and `new` (two `record`
     results made on one machine), every one of their runs that was recorded."""
     asked = {'runs': {r: old['runs'][r] for r in runs if r in old['runs']}}
-    failed = {line.split(' ')[0].rstrip(':') for line in compare(asked, new, exact=True)}
+    failed = {line.split(' ')[0].rstrip(':') for line in compare(asked, new, exact=True)}  # lines name runs of `asked`
     failed |= {r for r in runs if r not in old['runs']}
-    ran = {agents[r] for r in runs}
-    return {a for a in ran if not any(agents[r] == a for r in failed if r in agents)}
+    return {agents[r] for r in runs} - {agents[r] for r in failed}
 
 
-def lineage(since: str, only=None, root: Path = None) -> int:
+def lineage(since: str, only=None) -> int:
     "`lineage --since REV` (module docstring): write the equivalences it shows; the number written."
-    root = Path(root or ROOT)
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / 'since'
-        subprocess.run(['git', '-C', str(root), 'worktree', 'add', '--detach', '-q', str(tree), since], check=True)
+        subprocess.run(['git', '-C', str(ROOT), 'worktree', 'add', '--detach', '-q', str(tree), since], check=True)
         try:
-            old, new = code_fingerprints(tree), code_fingerprints(root)
+            old, new = code_fingerprints(tree), code_fingerprints(ROOT)
             moved = sorted({p.split('|')[0] for p in set(old) & set(new) if old[p]['run'] != new[p]['run']})
             print(f'fingerprints moved for {len(moved)} agents: {", ".join(moved) or "none"}', flush=True)
             agents = {run: agent for run, _, agent, _, _ in cases() if agent in moved and (not only or run in only)}
             runs, recorded = sorted(agents), {}
-            for side, where in (('old', tree), ('new', root)):  # the same golden runs with REV's code, then this one's
+            for side, where in (('old', tree), ('new', ROOT)):  # the same golden runs with REV's code, then this one's
                 if not runs:
                     break
                 out = Path(tmp) / f'{side}.json'
@@ -258,7 +256,7 @@ def lineage(since: str, only=None, root: Path = None) -> int:
                 recorded[side] = json.loads(out.read_text())
             passed = same_runs(recorded['old'], recorded['new'], runs, agents) if runs else set()
         finally:
-            subprocess.run(['git', '-C', str(root), 'worktree', 'remove', '--force', str(tree)], check=False)
+            subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tree)], check=False)
     from uncertain_rl.registry import make_env
 
     golden_classes = {}
@@ -266,7 +264,7 @@ def lineage(since: str, only=None, root: Path = None) -> int:
         env = make_env(env_name, ENV_SIZES.get(env_name, 1), 42)
         golden_classes.setdefault(agent, set()).add(f'{type(env).__module__}.{type(env).__qualname__}')
     commit = subprocess.run(
-        ['git', '-C', str(root), 'rev-parse', '--short', since], capture_output=True, text=True
+        ['git', '-C', str(ROOT), 'rev-parse', '--short', since], capture_output=True, text=True
     ).stdout.strip()
     here = machine()
     evidence = (
@@ -276,13 +274,14 @@ def lineage(since: str, only=None, root: Path = None) -> int:
     entries, refused = equivalences(old, new, passed, golden_classes, evidence)
     for line in refused:
         print(f'not shown: {line}')
-    ledger = root / EQUIVALENT.relative_to(ROOT)
-    table = json.loads(ledger.read_text())
+    table = json.loads(EQUIVALENT.read_text())
     have = {(e['old'], e['new']) for e in table['replaced']}
     fresh = [e for e in entries if (e['old'], e['new']) not in have]
     table['replaced'] += fresh
-    ledger.write_text(json.dumps(table, indent=1) + '\n')
-    print(f'wrote {len(fresh)} equivalences to {ledger.relative_to(root)} ({len(entries) - len(fresh)} already there)')
+    EQUIVALENT.write_text(json.dumps(table, indent=1) + '\n')
+    print(
+        f'wrote {len(fresh)} equivalences to {EQUIVALENT.relative_to(ROOT)} ({len(entries) - len(fresh)} already there)'
+    )
     return len(fresh)
 
 
