@@ -51,6 +51,8 @@ APPLICATIONS = {
         '80_metrics',
         '81_registry',
         '82_rundir',
+        '82a_spec',
+        '82b_tracking',
         '83_experiments',
         '84_suites.stats',
         '85_suites.core',

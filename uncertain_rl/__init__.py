@@ -36,7 +36,8 @@ _CORE = {  # name -> the module (under uncertain_rl) that defines it
     **dict.fromkeys(
         ['AGENTS', 'ENVS', 'agent_entry', 'env_entry', 'agent_config', 'make_agent', 'make_env'], 'registry'
     ),
-    **dict.fromkeys(['Experiment', 'RunResult', 'RunInterrupted', 'run'], 'experiments'),
+    'Experiment': 'spec',
+    **dict.fromkeys(['RunResult', 'RunInterrupted', 'run'], 'experiments'),
     **dict.fromkeys(['RunData', 'load_run', 'load_snapshots'], 'rundir'),
 }
 LAYERS = (  # (layer, module patterns under uncertain_rl), lowest first: a module imports its own layer and those below
@@ -44,7 +45,7 @@ LAYERS = (  # (layer, module patterns under uncertain_rl), lowest first: a modul
     ('building blocks', ('ensembles', 'replay', 'learning', 'acting', 'loops', 'agents.ensemble_q', 'envs.*')),
     ('concepts', ('tdu', 'ucb', 'projections', 'propagation', 'emcts', 'biv')),
     ('agents', ('agents.*',)),
-    ('experiments', ('registry', 'rundir', 'experiments', 'suites', 'suites.*')),
+    ('experiments', ('registry', 'rundir', 'spec', 'tracking', 'experiments', 'suites', 'suites.*')),
     ('app', ('app.*', '__main__')),
 )
 _MODULES = (
