@@ -14,7 +14,7 @@
     python benchmarks/gpu.py            # about 10 minutes on an H100
     python benchmarks/gpu.py --quick    # a dry run: fewer seeds and episodes
 
-Results go to standard output as Markdown tables; `benchmarks/README.md` ("On a GPU") keeps the measured ones.
+Results go to standard output as Markdown tables; `benchmarks/results/gpu/README.md` keeps the measured ones.
 """
 
 import argparse

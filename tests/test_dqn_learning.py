@@ -5,7 +5,8 @@ the command line.
 - Bootstrapped DQN on Deep Sea 10 (map 42), 5 seeds, 200 episodes: at least 4 of 5 seeds solved by bsuite's rule
   (bad fraction < 0.9; bsuite's 'beats dithering' bound is 2^10 + 100 = 1124) and the greedy policy (majority vote)
   reaches the treasure at the end (return > 0.9; optimum 0.99). Calibration (300 episodes): solved at
-  [119, 82, 72, 96, 86], greedy 0.99 in every seed; bsuite's own agent: solved at 64 to 109 (benchmarks/README.md).
+  [119, 82, 72, 96, 86], greedy 0.99 in every seed; bsuite's own agent: solved at 64 to 109
+  (benchmarks/results/bsuite_parity/README.md).
 - DQN with epsilon = 0.05, the negative control, 10 seeds, 500 episodes: at most 1 of 10 ever finds the treasure.
   Calibration: 0 of 10; in the parity benchmark ours found it in 1 of 50 seeds and bsuite's DQN in 0 of 50, so
   two or more of 10 would happen with probability about 1.6% at the rate both share.
