@@ -236,6 +236,9 @@ def same_runs(old: dict, new: dict, runs: list, agents: dict) -> set:
 
 def lineage(since: str, only=None) -> int:
     "`lineage --since REV` (module docstring): write the equivalences it shows; the number written."
+    since = subprocess.run(  # the commit, once: HEAD may move while the runs go on
+        ['git', '-C', str(ROOT), 'rev-parse', '--verify', f'{since}^{{commit}}'], capture_output=True, text=True
+    ).stdout.strip() or sys.exit(f'lineage: {since!r} names no commit')
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / 'since'
         subprocess.run(['git', '-C', str(ROOT), 'worktree', 'add', '--detach', '-q', str(tree), since], check=True)
@@ -255,6 +258,8 @@ def lineage(since: str, only=None) -> int:
                     sys.exit(f'recording the golden runs with the code at {where} failed:\n{done.stderr[-3000:]}')
                 recorded[side] = json.loads(out.read_text())
             passed = same_runs(recorded['old'], recorded['new'], runs, agents) if runs else set()
+            if code_fingerprints(ROOT) != new:  # the runs are evidence for the code fingerprinted, and only for it
+                sys.exit('lineage: the checkout changed while the golden runs ran; nothing written, run it again')
         finally:
             subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tree)], check=False)
     from uncertain_rl.registry import make_env

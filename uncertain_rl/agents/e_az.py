@@ -103,9 +103,14 @@ def planning_model(spec: EnvSpec):
     return env.planning_model(spec.env_params)
 
 
+def cell_at(record: dict, names: tuple, t=None) -> tuple:
+    "The cell stored in `record` under `names` (at step `t` of an episode, if given)."
+    return tuple(record[name] if t is None else record[name][t] for name in names)
+
+
 def cell_of(model, record: dict, t=None) -> tuple:
     "The cell stored in `record` under the model's `cell_names` (at step `t` of an episode, if given)."
-    return tuple(record[name] if t is None else record[name][t] for name in model.cell_names)
+    return cell_at(record, model.cell_names, t)
 
 # %% ../../nbs/62_e_az.ipynb #f177152d
 class LearnedModel(NamedTuple):
@@ -139,13 +144,18 @@ def horizon_table(discount: float, steps: int) -> np.ndarray:
     return np.array([horizon_factor(discount, k) for k in range(steps + 1)], np.float32)
 
 
+def horizons(discount: float, model) -> jax.Array:
+    "`horizon_table` over the planning `model`'s horizon: what its searches and targets index by steps left."
+    return jnp.asarray(horizon_table(discount, model.horizon))
+
+
 def search_model(discount: float, model) -> tuple:
     """`(root_fn, recurrent_fn)` of the search with the planning `model`'s dynamics over a learned model's tables:
     `root_fn(tables, use_prior, cell, eta_in)` for cells `[B]` (`eta_in`: the novelty of the edge the agent came in by,
     0 at an episode's start), and mctx's `recurrent_fn((tables, use_prior), key, action, cell)`, with the tables'
     reward and value and their variances `Var[R] = eta(s, a)`, `Var[V(s')] = max(u(s'), H eta(s, a))` (Eq. 27), 0 at the
     end; the root's value variance follows the same rule with its incoming edge."""
-    H = jnp.asarray(horizon_table(discount, model.horizon))
+    H = horizons(discount, model)
     step = jax.vmap(model.step)
 
     def prior(tables, use_prior, cell):  # use_prior: one flag, or one per root `[B]`
@@ -196,7 +206,7 @@ def n_step_value_target(
     k = jnp.arange(n)
     rewards = jnp.where(t + k < size, episode['reward'][jnp.minimum(t + k, size - 1)], 0.0)
     b = jnp.minimum(t + n, size - 1)
-    bootstrap = jnp.where(t + n < size, value[tuple(episode[name][b] for name in cell_names)], 0.0)
+    bootstrap = jnp.where(t + n < size, value[cell_at(episode, cell_names, b)], 0.0)
     return jnp.sum(discount**k * rewards) + discount**n * bootstrap
 
 
@@ -258,156 +268,199 @@ def empty_episode(model, learns_policy: bool = False) -> dict:
     return episode
 
 
-def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
-    """E-AZ, AZ or AZ + UBE (`config.mode`) planning with the environment's `model` over what `learned` learns: one
-    search per acting step, whole episodes replayed, one update of `learned` per environment step."""
-    mode, A = MODES[config.mode], model.num_actions
-    H = jnp.asarray(horizon_table(config.discount, model.horizon))
-    root_fn, recurrent_fn = search_model(config.discount, model)
-    children = jax.vmap(model.step, (None, 0))  # both children of one cell
-    one = lambda cell: tuple(x[None] for x in cell)  # a batch of one root
-    kept_from_search = (
-        (lambda out: dict(root_policy=out.action_weights[0])) if learned.learns_policy else (lambda out: {})
-    )
+def one_root(cell: tuple) -> tuple:
+    "A batch of one root: each of the cell's index arrays with a leading axis of 1."
+    return tuple(x[None] for x in cell)
 
-    def search(state, tables, key, cell, beta, noise, use_prior, eta_in=0.0):
-        h = state.hparams
+
+@dataclass(frozen=True, eq=False)
+class Planner:
+    """E-AZ, AZ or AZ + UBE (`config.mode`) planning with the environment's `model` over what `learned` learns: one
+    search per acting step, whole episodes replayed, one update of `learned` per environment step. Each method is one
+    named part of the agent; what they share (the mode, the horizon table, the search's functions) is made once."""
+
+    config: SearchConfig
+    model: Any
+    learned: LearnedModel
+
+    def __post_init__(self):
+        derived = dict(
+            mode=MODES[self.config.mode],
+            H=horizons(self.config.discount, self.model),
+            search_fns=search_model(self.config.discount, self.model),
+            children=jax.vmap(self.model.step, (None, 0)),  # both children of one cell
+            value_target=dict(n_step=self.n_step_target, one_step=self.one_step_target)[self.learned.value_target],
+        )
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
+    # --- searching
+    def search(self, state, tables, key, cell, beta, noise, use_prior, eta_in=0.0):
+        "One batch of searches from the roots `cell` with the learned `tables` (Sec. 4; `noise`: AZ's root noise)."
+        h, (root_fn, recurrent_fn) = state.hparams, self.search_fns
         return epistemic_muzero_policy(
             (tables, use_prior),
             key,
             root_fn(tables, use_prior, cell, eta_in),
             recurrent_fn,
-            config.simulations,
+            self.config.simulations,
             beta=beta,
-            aggregation=config.aggregation,
+            aggregation=self.config.aggregation,
             dirichlet_fraction=noise * h.dirichlet_fraction if noise else 0.0,
             dirichlet_alpha=h.dirichlet_alpha,
             temperature=h.temperature,
         )
 
-    def explores(state):  # odd episodes explore (E-AZ, AZ + UBE); AZ never does
-        return jnp.bool_(mode.explores) & (state.episodes % 2 == 1)
+    def explores(self, state):
+        "Odd episodes explore (E-AZ, AZ + UBE); AZ never does."
+        return jnp.bool_(self.mode.explores) & (state.episodes % 2 == 1)
 
-    def child_ube(ube, cell):
+    def child_ube(self, ube, cell):
         "u of both children of `cell`, 0 where the child is terminal; and their H."
-        nxt, terminal = children(cell, jnp.arange(A))
-        return jnp.where(terminal, 0.0, ube[nxt]), jnp.where(terminal, 0.0, H[model.steps_left(nxt)])
+        nxt, terminal = self.children(cell, jnp.arange(self.model.num_actions))
+        return jnp.where(terminal, 0.0, ube[nxt]), jnp.where(terminal, 0.0, self.H[self.model.steps_left(nxt)])
 
-    def incoming_novelty(state, tables):
+    def incoming_novelty(self, state, tables):
         "eta of the edge the agent took into its current cell (0 at an episode's first step)."
         prev = jnp.maximum(state.step - 1, 0)
-        eta = tables['novelty'][cell_of(model, state.episode, prev) + (state.episode['action'][prev],)]
+        eta = tables['novelty'][cell_of(self.model, state.episode, prev) + (state.episode['action'][prev],)]
         return jnp.where(state.step > 0, eta, 0.0)
 
-    def act(state, obs, key):
-        cell, tables, explore = model.locate(obs), learned.tables(state), explores(state)
-        beta = jnp.where(explore & mode.optimistic, state.hparams.beta, 0.0)
+    def kept_from_search(self, out) -> dict:
+        "What the state keeps of an acting search: its visit distribution, where the learned model learns a policy."
+        return dict(root_policy=out.action_weights[0]) if self.learned.learns_policy else {}
+
+    def act(self, state, obs, key):
+        "One search from the current cell; the action by the episode's role and the mode."
+        cell, tables, explore = self.model.locate(obs), self.learned.tables(state), self.explores(state)
+        beta = jnp.where(explore & self.mode.optimistic, state.hparams.beta, 0.0)
         # Table 4, "disabled policy in exploration": exploratory searches use a uniform prior
-        out = search(
-            state, tables, key, one(cell), beta, float(mode.root_noise), ~explore, incoming_novelty(state, tables)[None]
+        out = self.search(
+            state,
+            tables,
+            key,
+            one_root(cell),
+            beta,
+            float(self.mode.root_noise),
+            ~explore,
+            self.incoming_novelty(state, tables)[None],
         )
         eta = tables['novelty'][cell]
-        u_children, h_children = child_ube(tables['ube'], cell)  # the children's leaf variance (Eq. 27)
-        chosen = mode.explore_action(
+        u_children, h_children = self.child_ube(tables['ube'], cell)  # the children's leaf variance (Eq. 27)
+        chosen = self.mode.explore_action(
             out.search_tree.summary(),
             eta,
             jnp.maximum(u_children, h_children * eta),
-            config.discount,
+            self.config.discount,
             state.hparams.beta,
         )
         action = jnp.where(explore, chosen, out.action[0]).astype(jnp.int32)
         return action, state.replace(
             root_value=out.search_tree.node_values[0, 0],
             root_std=out.epistemic_summary.value_std[0],
-            **kept_from_search(out),
+            **self.kept_from_search(out),
         )
 
-    def policy_record(state):  # what a policy head learns from: the search's visits, unless the step explored
-        return dict(policy=state.root_policy, explored=explores(state).astype(jnp.float32))
+    def greedy(self, state, obs, key):
+        "Evaluation: a search with beta = 0, no noise and the prior; the most visited action."
+        out = self.search(state, self.learned.tables(state), key, one_root(self.model.locate(obs)), 0.0, 0.0, True)
+        return jnp.argmax(out.search_tree.summary().visit_counts[0]).astype(jnp.int32)
 
-    def record(state, tr, cell, a):
+    # --- recording
+    def policy_record(self, state) -> dict:
+        "What a policy head learns from: the search's visits, unless the step explored."
+        return dict(policy=state.root_policy, explored=self.explores(state).astype(jnp.float32))
+
+    def record(self, state, tr, cell, a):
         "The step into the current episode; a finished episode into the replay."
         step = {
-            **dict(zip(model.cell_names, cell)),
+            **dict(zip(self.model.cell_names, cell)),
             'action': a,
             'reward': jnp.asarray(tr.reward, jnp.float32),
-            **(policy_record(state) if learned.learns_policy else {}),
+            **(self.policy_record(state) if self.learned.learns_policy else {}),
         }
         episode = {k: v.at[state.step].set(step[k]) for k, v in state.episode.items()}
         return episode, jnp.where(tr.done, 0, state.step + 1), replay_add(state.replay, episode, tr.done)
 
-    def n_step_target(episode, t, targets):
-        return n_step_value_target(episode, t, targets['value'], config.n_step, config.discount, model.cell_names)
+    # --- learning
+    def n_step_target(self, episode, t, targets):
+        "`n_step_value_target` of step `t` on the target tables' values."
+        c = self.config
+        return n_step_value_target(episode, t, targets['value'], c.n_step, c.discount, self.model.cell_names)
 
-    def one_step_target(episode, t, targets):
-        cell = cell_of(model, episode, t)
-        nxt, terminal = children(cell, jnp.arange(A))
-        return one_step_value_target(targets['reward'][cell], targets['value'][nxt], terminal, config.discount)
+    def one_step_target(self, episode, t, targets):
+        "`one_step_value_target` of step `t`: the Bellman backup with the true model over the target tables."
+        cell = cell_of(self.model, episode, t)
+        nxt, terminal = self.children(cell, jnp.arange(self.model.num_actions))
+        return one_step_value_target(targets['reward'][cell], targets['value'][nxt], terminal, self.config.discount)
 
-    value_target = dict(n_step=n_step_target, one_step=one_step_target)[learned.value_target]
-
-    def replay_targets(targets, episode, t):
+    def replay_targets(self, targets, episode, t):
         "Step t of a stored episode with its value target and its UBE target (Eq. 24, n_u = 1)."
+        model = self.model
         cell, a = cell_of(model, episode, t), episode['action'][t]
         last = t + 1 >= model.horizon  # the step out of the last row
         nxt = cell_of(model, episode, jnp.minimum(t + 1, model.horizon - 1))
-        u_children, h_children = child_ube(targets['ube'], nxt)
+        u_children, h_children = self.child_ube(targets['ube'], nxt)
         u = ube_target(
             targets['novelty'][cell + (a,)],
             jnp.where(last, 0.0, 1.0),
             targets['novelty'][nxt],
             u_children,
             h_children,
-            config.discount,
+            self.config.discount,
         )
         batch = {
             **dict(zip(model.cell_names, cell)),
             'action': a,
             'reward': episode['reward'][t],
-            'value_target': value_target(episode, t, targets),
+            'value_target': self.value_target(episode, t, targets),
             'ube_target': u,
         }
-        if learned.learns_policy:  # the policy learns from exploiting searches only: exploratory visits follow q + β σ
+        if (
+            self.learned.learns_policy
+        ):  # the policy learns from exploiting searches only: exploratory visits follow q + β σ
             batch.update(policy_target=episode['policy'][t], policy_mask=1.0 - episode['explored'][t])
         return batch
 
-    def learn(state, key):
+    def learn(self, state, key):
         "One update of the learned model on a batch of replayed steps (none before the first episode ends)."
+        config, learned = self.config, self.learned
 
         def update(state):
             k_ep, k_t = jax.random.split(key)
             episodes = replay_sample(state.replay, k_ep, config.batch_size)
-            t = jax.random.randint(k_t, (config.batch_size,), 0, model.horizon)
+            t = jax.random.randint(k_t, (config.batch_size,), 0, self.model.horizon)
             return learned.update(
-                state, jax.vmap(replay_targets, (None, 0, 0))(learned.target_tables(state), episodes, t)
+                state, jax.vmap(self.replay_targets, (None, 0, 0))(learned.target_tables(state), episodes, t)
             )
 
         return jax.lax.cond(state.replay.size > 0, update, lambda s: s, state)
 
-    def observe(state, tr, key):
-        cell, a = model.locate(tr.obs), jnp.asarray(tr.action, jnp.int32)
-        episode, step, replay = record(state, tr, cell, a)
+    def observe(self, state, tr, key):
+        "The real transition: the learned model sees it, the episode records it, then one update."
+        cell, a = self.model.locate(tr.obs), jnp.asarray(tr.action, jnp.int32)
+        episode, step, replay = self.record(state, tr, cell, a)
         metrics = dict(
-            root_value=state.root_value, root_std=state.root_std, explorer=explores(state).astype(jnp.float32)
+            root_value=state.root_value, root_std=state.root_std, explorer=self.explores(state).astype(jnp.float32)
         )
-        state = learned.observe(state, cell, a, tr.reward).replace(
+        state = self.learned.observe(state, cell, a, tr.reward).replace(
             episode=episode, step=step, replay=replay, episodes=state.episodes + tr.done.astype(jnp.int32)
         )
-        return learn(state, key), metrics
+        return self.learn(state, key), metrics
 
-    def greedy(state, obs, key):
-        out = search(state, learned.tables(state), key, one(model.locate(obs)), 0.0, 0.0, True)
-        return jnp.argmax(out.search_tree.summary().visit_counts[0]).astype(jnp.int32)
-
-    def cell_signals(state, cells: Cells):
+    # --- the viewer's signals, and the start
+    def cell_signals(self, state, cells: Cells):
         """One batch of searches from every cell, twice: exploratory (the root sigma_V, sigma_q and visits) and greedy
         (beta = 0, the prior: each cell's greedy action, and the greedy path walked from the start); and u."""
-        cell, tables = jax.vmap(model.locate)(cells.obs), learned.tables(state)
+        model, mode = self.model, self.mode
+        cell, tables = jax.vmap(model.locate)(cells.obs), self.learned.tables(state)
         C = cell[0].shape[0]
         beta = state.hparams.beta if mode.optimistic else jnp.float32(0.0)
         betas = jnp.concatenate([jnp.full(C, beta, jnp.float32), jnp.zeros(C, jnp.float32)])
         use_prior = jnp.concatenate([jnp.full(C, not mode.explores), jnp.ones(C, bool)])
-        out = search(state, tables, jax.random.PRNGKey(0), tuple(jnp.tile(x, 2) for x in cell), betas, 0.0, use_prior)
+        out = self.search(
+            state, tables, jax.random.PRNGKey(0), tuple(jnp.tile(x, 2) for x in cell), betas, 0.0, use_prior
+        )
         visits = out.search_tree.summary().visit_counts
         greedy = jnp.argmax(visits[C:], axis=-1).astype(jnp.int32)
         return dict(
@@ -417,12 +470,13 @@ def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
             ube=tables['ube'][cell],
             greedy=greedy,
             greedy_path=model.greedy_path(greedy),
-            **learned.signals(tables, cell),
+            **self.learned.signals(tables, cell),
         )
 
-    def init(key, obs, hparams):
-        episode = empty_episode(model, learned.learns_policy)
-        return learned.init(
+    def init(self, key, obs, hparams):
+        "The learned model's state around the planner's fields: no episodes, an empty episode and replay."
+        episode = empty_episode(self.model, self.learned.learns_policy)
+        return self.learned.init(
             key,
             dict(
                 episodes=jnp.int32(0),
@@ -430,12 +484,16 @@ def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
                 root_std=jnp.float32(0.0),
                 episode=episode,
                 step=jnp.int32(0),
-                replay=replay_init(episode, config.replay_episodes),
+                replay=replay_init(episode, self.config.replay_episodes),
                 hparams=hparams,
             ),
         )
 
-    return Agent(init, act, observe, greedy, config.hparams(), cell_signals)
+
+def make_planner(config: SearchConfig, model, learned: LearnedModel) -> Agent:
+    "E-AZ, AZ or AZ + UBE (`config.mode`) as an `Agent`: a `Planner`'s named parts, handed to the loop."
+    p = Planner(config, model, learned)
+    return Agent(p.init, p.act, p.observe, p.greedy, config.hparams(), p.cell_signals)
 
 # %% ../../nbs/62_e_az.ipynb #eaztab02
 @struct.dataclass
