@@ -169,3 +169,33 @@ def test_every_module_has_a_docstring_that_is_a_whole_sentence():
         if not doc or not doc.rstrip().endswith('.') or '\n' in doc.strip():
             problems.append(f'{path.relative_to(PACKAGE)}: {doc!r}')
     assert not problems, '\n'.join(problems)
+
+
+MAX_MODULE_LINES = 900  # a module longer than this has seams to split along
+MAX_FUNCTION_LINES = 80  # a function longer than this says why in its docstring
+
+
+def sizes_over_limits(sources: dict) -> list:
+    "The modules over `MAX_MODULE_LINES` and the functions over `MAX_FUNCTION_LINES` whose docstring gives no reason."
+    problems = []
+    for name, text in sources.items():
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            problems.append(f'{name}: {len(text.splitlines())} lines')
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES and 'for a reason' not in (ast.get_docstring(node) or ''):
+                    problems.append(f'{name}: {node.name} is {length} lines')
+    return problems
+
+
+def test_no_module_or_function_is_too_long_without_a_reason():
+    sources = {str(p.relative_to(PACKAGE)): p.read_text() for p in PACKAGE.rglob('*.py') if p.name != '_modidx.py'}
+    assert not sizes_over_limits(sources), '\n'.join(sizes_over_limits(sources))
+    # the check can fail: a long module, and a long function without its reason, are named
+    body = '\n'.join(f'    x{i} = {i}' for i in range(MAX_FUNCTION_LINES))
+    long_function = f'def f():\n    "Short."\n{body}\n'
+    assert sizes_over_limits({'m.py': long_function}) == ['m.py: f is 82 lines']
+    reasoned = long_function.replace('"Short."', '"""Long, for a reason: none."""')
+    assert sizes_over_limits({'m.py': reasoned}) == []
+    assert sizes_over_limits({'big.py': '\n' * (MAX_MODULE_LINES + 1)}) == ['big.py: 901 lines']

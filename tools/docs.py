@@ -65,7 +65,14 @@ APPLICATIONS = {
         '89_suites.report',
         '97_results',
     ],
-    'The viewer and the command line': ['90_app.viewer', '91_app.cli', '92_app.main', '98_api'],
+    'The viewer and the command line': [
+        '90_app.viewer',
+        '90a_app.args',
+        '91_app.cli',
+        '91a_app.suite_commands',
+        '92_app.main',
+        '98_api',
+    ],
 }
 # The reference pages: written in docs/ (architecture, api) or derived from the registry (agents, environments).
 REFERENCE = ['architecture', 'agents', 'environments', 'api']

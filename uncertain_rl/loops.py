@@ -151,7 +151,12 @@ EVAL_STREAM = 0x6576  # folded into the loop's key for evaluations: the training
 
 
 def train(config: TrainConfig) -> Run:
-    "Build the training run of `config`: `run(key, hparams)` is pure, jittable and vmappable over keys and hparams."
+    """Build the training run of `config`: `run(key, hparams)` is pure, jittable and vmappable over keys and hparams.
+
+    Longer than 80 lines, for a reason: it is one compiled program whose parts (init, the agent-environment step, the
+    logs, evaluations and snapshots) are closures over the same config and carry, read top to bottom as the loop runs;
+    and every agent's records are keyed by its code, so splitting it is a lineage of every agent's golden runs
+    (`tools/golden.py lineage`), left to a change of its own."""
     env, agent, max_eps = config.env, config.agent, config.max_episodes
     env_params = env.default_params if config.env_params is None else config.env_params
     cells = lambda: env.cells(env_params)  # traced where used: part of the compiled program, not run eagerly
@@ -420,7 +425,10 @@ def run_chunked(
     `on_chunk(logs, episodes)` is called after each chunk; if it returns True the run stops there.
     `devices` ('all', a count or a list) are where the runs go, laid out by `run_layout` (see Many devices).
     With `checkpoints`, the loop's whole state is saved every `checkpoints.every` chunks, and a run whose directory
-    holds a checkpoint continues from it (see Checkpoints)."""
+    holds a checkpoint continues from it (see Checkpoints).
+
+    Longer than 80 lines, for a reason: the chunk loop's steps (place on devices, resume, run a chunk, hand it to the
+    callbacks, checkpoint, stop) share their state and order; it is keyed into every agent's records like `train`."""
     from tqdm.auto import tqdm
 
     cfg = run.config

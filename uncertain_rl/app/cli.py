@@ -14,7 +14,6 @@ _all_ = [  # the public names; the others are internal (importable within the pa
 # %% ../../nbs/91_app.cli.ipynb #c3e3a5f3
 import argparse
 import ast
-import importlib.util
 import os
 import shutil
 import signal
@@ -25,41 +24,9 @@ import time
 from pathlib import Path
 
 from uncertain_rl import registry
+from uncertain_rl.app.args import UsageError, _Help, _Parser, parse_devices, setup_runtime
 
 # %% ../../nbs/91_app.cli.ipynb #ac3d5d9d
-class UsageError(Exception):
-    "Bad command-line input: reported in one line, exit code 2."
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(message)
-
-
-class _Help(argparse.HelpFormatter):
-    "Help that wraps at spaces only (never inside a name) and shows each option's default."
-
-    def __init__(self, prog):  # the terminal's width (COLUMNS), at most 100 characters
-        super().__init__(
-            prog, max_help_position=30, width=max(40, min(100, shutil.get_terminal_size((100, 24)).columns))
-        )
-
-    def _split_lines(self, text, width):
-        return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
-
-    def _get_help_string(self, action):
-        text = action.help or ''
-        if (
-            '(default' in text
-            or action.default is None
-            or action.default is argparse.SUPPRESS
-            or action.nargs == 0
-            or action.default == []
-        ):
-            return text
-        return f'{text} (default: {action.default})'
-
-
 def flag(name: str) -> str:
     return '--' + name.replace('_', '-')
 
@@ -81,8 +48,8 @@ def _agent_option_help(row: dict) -> str:
     return f"{'; '.join(row['helps'])} (agents and defaults: {defaults})"
 
 
-def add_train_options(t: argparse.ArgumentParser) -> None:
-    "The options of `train`: the run's, then every registered agent's."
+def add_run_options(t: argparse.ArgumentParser) -> None:
+    "`train`'s options of the run: the agent, the environment, the budget, the seeds, presets and fields."
     names = list(registry.AGENTS)
     run = t.add_argument_group('the run')
     run.add_argument('--agent', default='boot_dqn', metavar='NAME', help=f"one of {', '.join(names)}")
@@ -121,6 +88,10 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
         metavar='FIELD=VALUE',
         help="any field of the agent's config, e.g. --set learning_rate=3e-4 (repeatable; default: none)",
     )
+
+
+def add_record_options(t: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    "`train`'s options of what a run records and where (the group, which `add_train_options` extends)."
     rec = t.add_argument_group('what to record')
     rec.add_argument(
         '--eval-every',
@@ -148,6 +119,11 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
         metavar='CHUNKS',
         help="save the loop's whole state every CHUNKS of the run's 50 chunks (0: never)",
     )
+    return rec
+
+
+def add_again_options(t: argparse.ArgumentParser) -> None:
+    "`train`'s options that run again from a run directory or a spec file."
     again = t.add_argument_group('again', 'Runs from a run directory: every other option is read from it.')
     again.add_argument(
         '--resume',
@@ -163,6 +139,10 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
         help='run again, into --out, the experiment of a run directory or a spec file '
         "(default: the options' experiment)",
     )
+
+
+def add_progress_options(rec) -> None:
+    "`train`'s options of progress, trackers and devices, in the record group (after `again` in the help's order)."
     rec.add_argument('--no-progress', action='store_true', help='no progress bar')
     rec.add_argument(
         '--log',
@@ -176,6 +156,10 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
         metavar='all|N',
         help="lay the seeds over all of JAX's devices or the first N (default: all)",
     )
+
+
+def add_agent_options(t: argparse.ArgumentParser) -> None:
+    "Every registered agent's options, one flag per config field (the registry's option table: no JAX)."
     agent = t.add_argument_group(
         'agent options', 'Each applies to the agents named in its help; its default is each agent\'s.'
     )
@@ -188,6 +172,15 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
             metavar=name.upper(),
             help=_agent_option_help(row),
         )
+
+
+def add_train_options(t: argparse.ArgumentParser) -> None:
+    "The options of `train`: the run's, what to record, running again, then every registered agent's."
+    add_run_options(t)
+    rec = add_record_options(t)
+    add_again_options(t)
+    add_progress_options(rec)
+    add_agent_options(t)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,259 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Help,
     )
     e.add_argument('name', nargs='?', help='one environment (default: all)')
+    from uncertain_rl.app.suite_commands import add_suite_commands  # the suite's own module
+
     add_suite_commands(sub)
     return p
-
-# %% ../../nbs/91_app.cli.ipynb #b277c615
-def add_suite_commands(sub) -> None:
-    "`uncertain-rl suite run|claims|report|merge`: bsuite's sweeps and the papers' claims, in one resumable store."
-    from uncertain_rl.suites.core import PROFILES  # declarations only: no JAX
-
-    s = sub.add_parser(
-        'suite',
-        help="run bsuite's sweeps for several agents, and the papers' claims, into one resumable store; report them",
-        formatter_class=_Help,
-    )
-    ss = s.add_subparsers(dest='suite_command', required=True, parser_class=_Parser, metavar='SUITE_COMMAND')
-    r = ss.add_parser(
-        'run',
-        help="the main table: every agent's registered default (bsuite's protocol) on the "
-        "profile's settings; trains what --out does not hold yet",
-        formatter_class=_Help,
-    )
-    r.add_argument('--agents', required=True, help='registered agents, comma-separated')
-    r.add_argument(
-        '--suite', default='deep_sea', help='deep_sea, deep_sea_stochastic and/or cartpole_noise, comma-separated'
-    )
-    r.add_argument(
-        '--profile', default='quick', help='; '.join(f'{p.name}: {p.description}' for p in PROFILES.values())
-    )
-    c = ss.add_parser(
-        'claims',
-        help="the papers' claims, each the design declared with it (see uncertain_rl.suites); "
-        "trains what --out does not hold yet",
-        formatter_class=_Help,
-    )
-    c.add_argument(
-        '--claims',
-        default=None,
-        help='declared claims, comma-separated (default: every claim whose device is cpu; name a gpu claim to run it)',
-    )
-    b = ss.add_parser(
-        'submit',
-        help="run or claims as N cluster jobs through submitit (SLURM job arrays, or local "
-        "processes), each part into its own store, merged into --out at the end",
-        formatter_class=_Help,
-    )
-    b.add_argument('what', choices=('run', 'claims'), help='the suite command the jobs share')
-    b.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
-    b.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
-    b.add_argument('--profile', default='quick', help='with run: the profile')
-    b.add_argument(
-        '--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)'
-    )
-    b.add_argument('--shards', type=int, default=2, help='how many jobs share the plan of calls')
-    b.add_argument(
-        '--executor', default='slurm', choices=('slurm', 'local'), help="submitit's executor: SLURM, or local processes"
-    )
-    b.add_argument('--timeout-min', type=int, default=24 * 60, help="each job's time limit in minutes")
-    b.add_argument('--partition', default=None, help='the SLURM partition (default: the cluster\'s)')
-    b.add_argument('--gpus-per-node', type=int, default=0, help='GPUs per job')
-    b.add_argument('--no-wait', action='store_true', help='submit and return; merge later with suite merge')
-    n = ss.add_parser(
-        'plan',
-        help="what run or claims would train, without training: each call's runs, those --out "
-        "lacks, and with --measure K the cost timed on this machine",
-        formatter_class=_Help,
-    )
-    n.add_argument('what', choices=('run', 'claims'), help='the suite command to plan')
-    n.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
-    n.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
-    n.add_argument('--profile', default='quick', help='with run: the profile')
-    n.add_argument(
-        '--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)'
-    )
-    n.add_argument(
-        '--measure',
-        type=int,
-        default=0,
-        metavar='K',
-        help="time K episodes of each call that has runs left, here, and estimate its whole cost (0: count only)",
-    )
-    n.add_argument('--out', default=None, help='a store whose records count as done (default: none)')
-    n.add_argument(
-        '--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)"
-    )
-    for x in (r, c):
-        x.add_argument(
-            '--shard',
-            default=None,
-            metavar='K/N',
-            help='only part K of N of the plan of calls (default: all of it; merge the parts\' stores after)',
-        )
-    for x in (r, c, b):
-        x.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the CSV logs')
-        x.add_argument(
-            '--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)"
-        )
-        x.add_argument('--no-progress', action='store_true', help='no progress bars')
-    p = ss.add_parser(
-        'report', help='write DIR/leaderboard.md and DIR/leaderboard.json, and print the table', formatter_class=_Help
-    )
-    p.add_argument('out', metavar='DIR', help='a directory written by uncertain-rl suite run')
-    m = ss.add_parser(
-        'merge', help="add the records of other suite directories (other hosts') to DIR's store", formatter_class=_Help
-    )
-    m.add_argument('out', metavar='DIR', help='the directory to merge into (created if needed)')
-    m.add_argument('sources', metavar='SOURCE', nargs='+', help='directories written by uncertain-rl suite run')
-    m.add_argument(
-        '--missing-logs',
-        default='error',
-        metavar='error|keep',
-        help="a source record whose CSV log is gone: refuse the merge (error) or store it without its log (keep)",
-    )
-
-
-def cmd_suite(args) -> int:
-    "`uncertain-rl suite run|claims|report|merge`."
-    from uncertain_rl.suites import cluster, store
-
-    if args.suite_command == 'merge':
-        added = cluster.merge(args.out, args.sources, missing_logs=args.missing_logs)
-        print(f"{added} records added to {Path(args.out) / store.STORE_FILE}")
-        return 0
-    if args.suite_command == 'report':
-        from uncertain_rl.suites import report
-
-        if not (Path(args.out) / store.STORE_FILE).is_file():
-            raise UsageError(f"{args.out!r} has no {store.STORE_FILE}")
-        report.report(args.out)
-        print((Path(args.out) / 'leaderboard.md').read_text(), end='')
-        return 0
-    if args.suite_command == 'submit':
-        return cmd_submit(args)
-    if args.suite_command == 'plan':
-        return cmd_plan(args)
-    setup_runtime()  # it trains: the process's setup first
-    shard = store.Shard.parse(args.shard) if args.shard is not None else None  # '' is a malformed K/N, not all
-    if args.suite_command == 'claims':
-        names = None if args.claims is None else args.claims.split(',')
-        counts = store.run_claims(
-            names, args.out, parse_devices(args.devices), progress=not args.no_progress, shard=shard
-        )
-    else:
-        counts = store.run(
-            args.agents.split(','),
-            args.suite.split(','),
-            args.profile,
-            args.out,
-            parse_devices(args.devices),
-            progress=not args.no_progress,
-            shard=shard,
-        )
-    print(count_line(counts, Path(args.out) / store.STORE_FILE))
-    return 0
-
-
-def count_line(counts: dict, path) -> str:
-    "The one-line account of a suite command."
-    others = f", {counts['other_shards']} calls left to other shards" if counts.get('other_shards') else ''
-    return (
-        f"{counts['trained']} records trained, {counts['stored']} already stored, {counts['copied']} copied from "
-        f"another design, {counts['in_flight']} left to another process that holds them, {counts['unsupported']} "
-        f"arms not supported on their suite{others}; store: {path}"
-    )
-
-
-def cmd_submit(args) -> int:
-    "`uncertain-rl suite submit run|claims ...`: the parts as submitit jobs; with waiting, merged into --out."
-    from uncertain_rl.suites import cluster, store
-
-    if args.shards < 1:
-        raise UsageError(f"--shards must be an integer >= 1, got {args.shards}")
-    if args.what == 'run':
-        if not args.agents:
-            raise UsageError('suite submit run needs --agents')
-        store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)  # checked before submitting
-    else:
-        store.claim_designs(None if args.claims is None else args.claims.split(','))
-    if importlib.util.find_spec('submitit') is None:
-        raise UsageError(
-            "suite submit needs submitit, which the cluster extra installs: pip install 'uncertain_rl[cluster]'"
-        )
-    missing = [c for c in ('sbatch', 'srun') if shutil.which(c) is None] if args.executor == 'slurm' else []
-    if missing:
-        raise UsageError(
-            f"--executor slurm needs SLURM, whose {' and '.join(missing)} is not on this machine's PATH; "
-            "--executor local runs the jobs as processes here"
-        )
-    devices = parse_devices(args.devices)
-    if args.what == 'run':
-        kwargs = dict(
-            agents=store.check_agents(args.agents.split(',')),
-            suites_=args.suite.split(','),
-            profile=args.profile,
-            out=args.out,
-            devices=devices,
-        )
-    else:
-        kwargs = dict(names=None if args.claims is None else args.claims.split(','), out=args.out, devices=devices)
-    parameters = dict(timeout_min=args.timeout_min, gpus_per_node=args.gpus_per_node)
-    if args.partition:
-        parameters['slurm_partition'] = args.partition
-    done = cluster.submit(args.what, kwargs, args.shards, args.executor, wait=not args.no_wait, **parameters)
-    print(f"jobs {', '.join(done['jobs'])} ({args.executor}); logs in {Path(args.out) / 'submitit'}")
-    if args.no_wait:
-        print(f"when they end: uncertain-rl suite merge {args.out} {Path(args.out) / 'shards'}/*-of-{args.shards}")
-    else:
-        print(count_line(done, Path(args.out) / store.STORE_FILE) + f" ({done['merged']} merged)")
-    return 0
-
-
-def plan_lines(rows: list, measured: bool) -> list:
-    "The plan as Markdown lines: a row per call, then the totals."
-    hours = lambda s: f'{s / 3600:,.2f}'
-    lines = [
-        '| call | runs left | episodes left |'
-        + (' compile (s) | s / episode | estimate (h) | at most (h) |' if measured else ''),
-        '|---|---:|---:|' + ('---:|---:|---:|---:|' if measured else ''),
-    ]
-    for r in rows:
-        cost = (
-            f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f} | "
-            f"{hours(r['estimate_seconds'])} | {hours(r['max_seconds'])} |"
-            if 'estimate_seconds' in r
-            else ' - | - | - | - |'
-            if measured
-            else ''
-        )
-        lines.append(f"| {r['call']} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
-    total = f"{sum(r['pending'] for r in rows)} runs, {sum(r['episodes'] for r in rows):,} episodes left"
-    if measured:
-        total += (
-            f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process "
-            f"(at most {hours(sum(r.get('max_seconds', 0) for r in rows))} h: every episode as long as it can be)"
-        )
-    return [*lines, '', total]
-
-
-def cmd_plan(args) -> int:
-    "`uncertain-rl suite plan run|claims ...`: the calls a command would train, and with --measure what they cost here."
-    from uncertain_rl.suites import cluster, store
-
-    if args.measure < 0:
-        raise UsageError(f"--measure must be an integer >= 0, got {args.measure}")
-    if args.measure:
-        setup_runtime()  # it trains: the process's setup first
-    if args.what == 'run':
-        if not args.agents:
-            raise UsageError('suite plan run needs --agents')
-        designs = store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)
-    else:
-        designs = store.claim_designs(None if args.claims is None else args.claims.split(','))
-    rows = cluster.plan_designs(designs, args.out, parse_devices(args.devices), args.measure)
-    print('\n'.join(plan_lines(rows, args.measure > 0)))
-    return 0
 
 # %% ../../nbs/91_app.cli.ipynb #51220f94
 def set_overrides(items: list) -> dict:
@@ -567,32 +311,6 @@ def check_rerun_options(args, given: dict) -> None:
             f"{flag_name} takes every option from {args.resume or args.from_!r}; {', '.join(extra)} cannot be given "
             f"with it (only {', '.join(flag(k) for k in allowed)})"
         )
-
-
-def setup_runtime() -> dict:
-    "The process's setup for training (`runtime.setup`), before anything starts JAX: each command that trains calls it."
-    from uncertain_rl import runtime
-
-    return runtime.setup()
-
-
-def parse_devices(text):
-    "`--devices`: 'all' (or nothing) or a count of JAX's devices (imports the library: JAX starts here)."
-    devices = text or 'all'
-    if devices != 'all':
-        from uncertain_rl.loops import select_devices
-        from uncertain_rl.runtime import default_cpu_devices
-
-        default_cpu_devices()  # the CPU's devices as every run gets them, before JAX starts here
-        try:
-            devices = int(devices)
-        except ValueError:
-            raise UsageError(f"--devices must be 'all' or a count, got {text!r}")
-        try:
-            select_devices(devices)
-        except ValueError as e:
-            raise UsageError(f"--devices: {e}") from None
-    return devices
 
 
 def to_experiment(args):
@@ -837,6 +555,8 @@ def main(argv=None) -> int:
         if args.command == 'envs':
             return cmd_envs(args)
         if args.command == 'suite':
+            from uncertain_rl.app.suite_commands import cmd_suite
+
             return cmd_suite(args)
         if args.resume and args.from_:
             raise UsageError("give --resume DIR or --from DIR, not both")

@@ -148,93 +148,93 @@ def _levels_against(medians: dict) -> list:
     return [k for k, (m, v) in medians.items() if inf(m) > inf(v)]
 
 
-def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_label: str | None = None) -> dict:
-    """One comparison of `claim`: the method's records against one rival's, as the claim declares it. Its power is
-    computed at the level a verdict is sure to meet among `family` comparisons under Holm: `claim.alpha / family`, and
-    its interval is simultaneous at that level (Bonferroni over the family: 1 - `claim.alpha / family`); the paper's
-    effect is the claim's, or its effect against `rival_label` where it declares one per rival. `levels_against`: the
-    strata whose levels (solve rates, medians) favour the rival."""
+def _compare_cmh(claim: Claim, method: list, rival: list, metric, alpha: float, level: float) -> dict:
+    "`compare` for a claim on solve rates: the exact stratified CMH test, its odds ratio and the power in odds."
+    levels = sorted({r['setting'][claim.strata] for r in method + rival})
+    count = lambda rs, v: [
+        sum(bool(metric(r)) for r in rs if r['setting'][claim.strata] == v),
+        sum(r['setting'][claim.strata] == v for r in rs),
+    ]
+    a, b = np.array([count(method, v) for v in levels]).T, np.array([count(rival, v) for v in levels]).T
+    test = stats.exact_cmh(a[0], a[1], b[0], b[1], alternative='two-sided', level=level)
+    power = stats.smallest_detectable_odds_ratio(b[0] / np.maximum(b[1], 1), a[1], b[1], alpha / 2)
+    return dict(
+        p=test.p,
+        effect='odds ratio',
+        estimate=finite(test.odds_ratio),
+        interval=list(map(finite, test.ci)),
+        direction=float(np.sign(test.observed - test.expected)),
+        method_has=f'{a[0].sum()}/{a[1].sum()} solved',
+        rival_has=f'{b[0].sum()}/{b[1].sum()} solved',
+        by_stratum={str(v): [a[0][i], a[1][i], b[0][i], b[1][i]] for i, v in enumerate(levels)},
+        levels_against=[str(v) for i, v in enumerate(levels) if a[0][i] * b[1][i] < b[0][i] * a[1][i]],
+        interval_level=level,
+        smallest_detectable=finite(power),
+        smallest_detectable_kind='odds ratio (80% power)',
+        power_level=alpha,
+    )
+
+
+def _compare_logrank(
+    claim: Claim, method: list, rival: list, times: tuple, strata: tuple, alpha: float, level: float, rival_label
+) -> dict:
+    "`compare` for a claim on times to an event: the stratified log-rank test, Peto's hazard ratio, medians, power."
     from scipy.stats import norm
 
-    metric, alpha = METRICS[claim.metric], claim.alpha / family
-    level = 1 - alpha
-    if claim.test == 'cmh':
-        levels = sorted({r['setting'][claim.strata] for r in method + rival})
-        count = lambda rs, v: [
-            sum(bool(metric(r)) for r in rs if r['setting'][claim.strata] == v),
-            sum(r['setting'][claim.strata] == v for r in rs),
-        ]
-        a, b = np.array([count(method, v) for v in levels]).T, np.array([count(rival, v) for v in levels]).T
-        test = stats.exact_cmh(a[0], a[1], b[0], b[1], alternative='two-sided', level=level)
-        power = stats.smallest_detectable_odds_ratio(b[0] / np.maximum(b[1], 1), a[1], b[1], alpha / 2)
-        return dict(
-            p=test.p,
-            effect='odds ratio',
-            estimate=finite(test.odds_ratio),
-            interval=list(map(finite, test.ci)),
-            direction=float(np.sign(test.observed - test.expected)),
-            method_has=f'{a[0].sum()}/{a[1].sum()} solved',
-            rival_has=f'{b[0].sum()}/{b[1].sum()} solved',
-            by_stratum={str(v): [a[0][i], a[1][i], b[0][i], b[1][i]] for i, v in enumerate(levels)},
-            levels_against=[str(v) for i, v in enumerate(levels) if a[0][i] * b[1][i] < b[0][i] * a[1][i]],
-            interval_level=level,
-            smallest_detectable=finite(power),
-            smallest_detectable_kind='odds ratio (80% power)',
-            power_level=alpha,
-        )
-    (ta, ea), (tb, eb) = _time_metric(method, claim), _time_metric(rival, claim)
-    sa, sb = _strata(method, claim.strata), _strata(rival, claim.strata)
-    if claim.test == 'logrank':
-        test = stats.logrank(ta, ea, tb, eb, sa, sb, alternative='two-sided', resamples=LOGRANK_RESAMPLES)
-        log_hr, se = (test.observed - test.expected) / test.variance, 1 / np.sqrt(test.variance)  # Peto's estimate
-        z = float(norm.isf(alpha / 2))
-        sooner = stats.probability_of_improvement(
-            stats.unsolved_inf(ta, ea), stats.unsolved_inf(tb, eb), lower_is_better=True
-        )
-        medians = _stratum_medians(ta, ea, sa, tb, eb, sb)
-        # the follow-up that ran: a run stopped early is followed no further than where it stopped
-        per_episode = claim.metric in INTERACTION_METRICS  # a Deep Sea episode is N interactions
-        scale = lambda r: r['episodes'] * (r['setting']['size'] if per_episode else 1)
-        budgets = np.array(
-            [max(scale(r) for r in rival if r['setting'][claim.strata] == v) for v in np.unique(sb)], float
-        )
-        paper, informative = claim.effect.get('speedup'), bool(eb.any())  # a rival that never gets there: no model
-        paper = paper.get(rival_label) if isinstance(paper, Mapping) else paper
-        speedup = (
-            stats.smallest_detectable_speedup(tb, eb, sb, budgets=budgets, alpha=alpha / 2) if informative else None
-        )
-        ratio = stats.median_ratio(ta, ea, tb, eb, level=level)
-        return dict(
-            p=test.p,
-            p_method=test.method,
-            p_floor=None if test.method.startswith('exact') else 1 / (1 + LOGRANK_RESAMPLES),
-            effect='hazard ratio (method / rival; > 1: sooner)'
-            + ('' if informative else '; ∞: the rival never reached it, lower end by Peto'),
-            estimate=finite(np.exp(log_hr)) if informative else None,  # the likelihood's maximum is at infinity
-            interval=[
-                finite(np.exp(log_hr - z * se)),
-                finite(np.exp(log_hr + z * se)) if informative else None,
-            ],
-            interval_level=level,
-            median_ratio=[finite(ratio.estimate), finite(ratio.lo), finite(ratio.hi)],
-            direction=np.sign(test.statistic) if np.isfinite(test.statistic) else 0.0,
-            p_sooner=list(sooner),
-            medians=medians,
-            levels_against=_levels_against(medians),
-            method_has=f'{ea.sum()}/{len(ea)} reached',
-            rival_has=f'{eb.sum()}/{len(eb)} reached',
-            smallest_detectable=finite(speedup) if informative else None,
-            smallest_detectable_kind='time ratio (80% power)'
-            if informative
-            else 'none: the rival never reached the event, so no speed-up of its runs is defined',
-            power_at_paper=None
-            if paper is None or not informative
-            else float(stats.power_times(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2)),
-            seeds_for_paper=None
-            if paper is None or not informative
-            else stats.seeds_for_power(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2),
-            power_level=alpha,
-        )
+    (ta, ea, tb, eb), (sa, sb) = times, strata
+    test = stats.logrank(ta, ea, tb, eb, sa, sb, alternative='two-sided', resamples=LOGRANK_RESAMPLES)
+    log_hr, se = (test.observed - test.expected) / test.variance, 1 / np.sqrt(test.variance)  # Peto's estimate
+    z = float(norm.isf(alpha / 2))
+    sooner = stats.probability_of_improvement(
+        stats.unsolved_inf(ta, ea), stats.unsolved_inf(tb, eb), lower_is_better=True
+    )
+    medians = _stratum_medians(ta, ea, sa, tb, eb, sb)
+    # the follow-up that ran: a run stopped early is followed no further than where it stopped
+    per_episode = claim.metric in INTERACTION_METRICS  # a Deep Sea episode is N interactions
+    scale = lambda r: r['episodes'] * (r['setting']['size'] if per_episode else 1)
+    budgets = np.array([max(scale(r) for r in rival if r['setting'][claim.strata] == v) for v in np.unique(sb)], float)
+    paper, informative = claim.effect.get('speedup'), bool(eb.any())  # a rival that never gets there: no model
+    paper = paper.get(rival_label) if isinstance(paper, Mapping) else paper
+    speedup = stats.smallest_detectable_speedup(tb, eb, sb, budgets=budgets, alpha=alpha / 2) if informative else None
+    ratio = stats.median_ratio(ta, ea, tb, eb, level=level)
+    return dict(
+        p=test.p,
+        p_method=test.method,
+        p_floor=None if test.method.startswith('exact') else 1 / (1 + LOGRANK_RESAMPLES),
+        effect='hazard ratio (method / rival; > 1: sooner)'
+        + ('' if informative else '; ∞: the rival never reached it, lower end by Peto'),
+        estimate=finite(np.exp(log_hr)) if informative else None,  # the likelihood's maximum is at infinity
+        interval=[
+            finite(np.exp(log_hr - z * se)),
+            finite(np.exp(log_hr + z * se)) if informative else None,
+        ],
+        interval_level=level,
+        median_ratio=[finite(ratio.estimate), finite(ratio.lo), finite(ratio.hi)],
+        direction=np.sign(test.statistic) if np.isfinite(test.statistic) else 0.0,
+        p_sooner=list(sooner),
+        medians=medians,
+        levels_against=_levels_against(medians),
+        method_has=f'{ea.sum()}/{len(ea)} reached',
+        rival_has=f'{eb.sum()}/{len(eb)} reached',
+        smallest_detectable=finite(speedup) if informative else None,
+        smallest_detectable_kind='time ratio (80% power)'
+        if informative
+        else 'none: the rival never reached the event, so no speed-up of its runs is defined',
+        power_at_paper=None
+        if paper is None or not informative
+        else float(stats.power_times(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2)),
+        seeds_for_paper=None
+        if paper is None or not informative
+        else stats.seeds_for_power(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2),
+        power_level=alpha,
+    )
+
+
+def _compare_slope(times: tuple, strata: tuple, alpha: float, level: float) -> dict:
+    "`compare` for a claim on scaling: the difference of the slopes of log metric on N, with a bootstrap p."
+    from scipy.stats import norm
+
+    (ta, ea, tb, eb), (sa, sb) = times, strata
     d = stats.slope_difference(sa, ta, ea, sb, tb, eb, level=level)
     se = (d.hi - d.lo) / (2 * float(norm.isf(alpha / 2)))
     return dict(
@@ -255,6 +255,23 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
         smallest_detectable_kind='slope difference (80% power, normal approximation)',
         power_level=alpha,
     )
+
+
+def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_label: str | None = None) -> dict:
+    """One comparison of `claim`: the method's records against one rival's, as the claim declares it. Its power is
+    computed at the level a verdict is sure to meet among `family` comparisons under Holm: `claim.alpha / family`, and
+    its interval is simultaneous at that level (Bonferroni over the family: 1 - `claim.alpha / family`); the paper's
+    effect is the claim's, or its effect against `rival_label` where it declares one per rival. `levels_against`: the
+    strata whose levels (solve rates, medians) favour the rival."""
+    metric, alpha = METRICS[claim.metric], claim.alpha / family
+    level = 1 - alpha
+    if claim.test == 'cmh':
+        return _compare_cmh(claim, method, rival, metric, alpha, level)
+    (ta, ea), (tb, eb) = _time_metric(method, claim), _time_metric(rival, claim)
+    times, strata = (ta, ea, tb, eb), (_strata(method, claim.strata), _strata(rival, claim.strata))
+    if claim.test == 'logrank':
+        return _compare_logrank(claim, method, rival, times, strata, alpha, level, rival_label)
+    return _compare_slope(times, strata, alpha, level)
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #398f45c2
 def config_difference(a: dict, b: dict) -> dict:
