@@ -18,6 +18,7 @@ from uncertain_rl.app.cli import main
 from uncertain_rl.envs.bsuite import load_bsuite, run_dm_env
 
 
+@pytest.mark.long
 def test_train_writes_the_run_directory(tmp_path):
     """The console script as a user runs it, under a umask that lets the group read: every result file gets the mode
     a new file gets (0640 here), not the temporary file's 0600."""
@@ -168,6 +169,7 @@ def test_bad_input_one_line_exit_2(tmp_path, args, word):
     assert len(r.stderr.strip().splitlines()) == 1 and word in r.stderr and 'Traceback' not in r.stderr
 
 
+@pytest.mark.long
 def test_suite_merge_of_a_store_without_its_logs(tmp_path):
     "A store whose CSV logs did not come back: refused in one line (exit 2) unless --missing-logs keep is given."
     from uncertain_rl.suites import store
@@ -214,6 +216,7 @@ def test_cli_through_bsuite_bridge(tmp_path):
     'make, config',
     [(make_boot_dqn, BootDQNConfig(num_ensemble=4, min_replay_size=16, batch_size=16)), (make_dqn, DQNConfig())],
 )
+@pytest.mark.long
 def test_agents_run_through_the_bridge(tmp_path, bsuite_id, make, config):
     env, spec = load_bsuite(bsuite_id, str(tmp_path))
     agent = make(config, spec)
@@ -249,6 +252,7 @@ def crafted_store(tmp_path, source, csv: str):
 
 
 @pytest.mark.parametrize('csv', ['../../escaped.csv', '/tmp/absolute.csv', 'logs/../../../escaped.csv'])
+@pytest.mark.long
 def test_suite_merge_refuses_a_path_outside_the_store(tmp_path, quick_store, csv):
     """A crafted record's `csv` cannot write outside --out (nor read outside the source): one line, exit 2, nothing
     written."""
@@ -273,6 +277,7 @@ def test_suite_merge_refuses_a_symlinked_log(tmp_path, quick_store):
 
 
 @pytest.mark.parametrize('content', [b'', b'SQLite format 3\x00' + b'\x00' * 50, b'not a database at all' * 100])
+@pytest.mark.long
 def test_a_corrupt_store_is_named_in_one_line(tmp_path, content):
     "A truncated or foreign results.sqlite: merge, report and run answer in one line naming the file, exit 2."
     import sqlite3
@@ -305,6 +310,7 @@ def test_a_run_too_large_for_memory_is_refused_before_anything_is_written(tmp_pa
         assert not out.exists()
 
 
+@pytest.mark.long
 def test_devices_and_ids_are_checked_before_the_run_directory_exists(tmp_path):
     """`--devices 2` works on a machine with two cores (the CPU devices are set before they are counted), and a bad
     device count, bsuite id or grid leaves no run directory behind (no summary stuck at 'running')."""

@@ -3,6 +3,7 @@ trains the same run loads its programs from the cache (JAX's own cache-hit event
 for bit; `UNCERTAIN_RL_COMPILATION_CACHE=off` writes nothing. Each training runs in a fresh Python process, as a
 user's second command would."""
 
+import pytest
 import json
 import os
 import subprocess
@@ -36,6 +37,7 @@ def _train(cache: str | None, **env_vars) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.long
 def test_on_by_default_loaded_by_the_next_process_with_the_same_results_and_off_writes_nothing(tmp_path):
     cache = tmp_path / 'home' / 'uncertain_rl' / 'jax'
     first = _train(None, XDG_CACHE_HOME=str(tmp_path / 'home'))  # on by default, in the user's cache

@@ -24,6 +24,7 @@ def site():
     return docs.OUT
 
 
+@pytest.mark.long
 def test_every_notebook_has_a_page_in_the_table_of_contents(site):
     home = (site / 'index.html').read_text()
     for names in docs.sections().values():

@@ -34,6 +34,7 @@ def _run(mode, size, steps, seeds, **overrides):
 
 
 @pytest.mark.parametrize('mode', EAZ_MODES)
+@pytest.mark.long
 def test_modes_run_finite_and_vmapped_seeds_equal_single_runs(mode):
     run, keys, res = _run(mode, 6, 6 * 30, 2, simulations=8)
     for k in ('root_value', 'root_std', 'explorer'):
@@ -60,6 +61,7 @@ def test_whole_run_compiles_once():
     assert len(traces) <= 3, len(traces)  # init's metric probe, the compiled chunk (and its abstract evaluation)
 
 
+@pytest.mark.long
 def test_cli_trains_e_az_with_snapshots(tmp_path, capsys):
     "E-AZ through the command line (AZ shares its code and is trained through the registry in the learning test)."
     for agent in ('e_az',):
@@ -120,6 +122,7 @@ def test_bad_options_exit_2_in_one_line(tmp_path, capsys, args, word):
         pytest.param(20, 20_000, marks=pytest.mark.slow),
     ],
 )  # R2
+@pytest.mark.long
 def test_e_az_finds_and_solves_and_az_does_not(size, steps):
     "Seeds 0-4: E-AZ finds the treasure and solves Deep Sea in >= 4 of 5 seeds; AZ finds it in <= 1 of 5."
     found, solved = {}, {}

@@ -31,6 +31,7 @@ def _run(mode, size, steps, seeds, **overrides):
     return run, keys, run_chunked(run, keys, num_chunks=2, progress=False)
 
 
+@pytest.mark.long
 def test_whole_run_compiles_once():
     """Chunks of one compiled scan over vmapped seeds (vmapped seeds equal separate runs: tested in the notebook,
     with β)."""
@@ -44,6 +45,7 @@ def test_whole_run_compiles_once():
     assert len(traces) <= 3, len(traces)  # init's metric probe, the compiled chunk (and its abstract evaluation)
 
 
+@pytest.mark.long
 def test_cli_trains_e_az_net_with_snapshots(tmp_path, capsys):
     out = tmp_path / 'e_az_net'
     assert (
@@ -101,6 +103,7 @@ def test_bad_options_exit_2_in_one_line(tmp_path, capsys, args, word):
         pytest.param(14, 4200, 5, 3, marks=pytest.mark.slow),
     ],
 )  # 300 episodes
+@pytest.mark.long
 def test_learned_e_az_finds_the_treasure_and_learned_az_does_not(size, steps, seeds, need):
     "Seeds 0 .. n-1: learned E-AZ finds the treasure in >= `need` seeds, learned AZ in <= 1."
     found = {}

@@ -41,6 +41,7 @@ CONFIGS = [  # (batch, simulations, actions, max_depth, seed)
 
 @pytest.mark.parametrize('gumbel', [False, True])
 @pytest.mark.parametrize('batch,sims,actions,max_depth,seed', CONFIGS)
+@pytest.mark.long
 def test_beta_zero_is_mctx(gumbel, batch, sims, actions, max_depth, seed):
     model0 = random_tabular_model(jax.random.PRNGKey(seed), 7, actions)
     model1 = random_tabular_model(jax.random.PRNGKey(seed), 7, actions, var_scale=3.0)

@@ -68,6 +68,7 @@ def test_the_tolerance_check_passes_rounding_and_fails_changes():
     assert golden.compare(recorded, {'runs': {}}, exact=False) == ['r: missing']
 
 
+@pytest.mark.long
 def test_golden_runs_quick():
     check(QUICK)
 

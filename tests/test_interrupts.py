@@ -127,6 +127,7 @@ def train_command(out, *extra) -> list:
     ]
 
 
+@pytest.mark.long
 def test_kill_9_then_resume_gives_the_uninterrupted_run(tmp_path):
     """`kill -9` (no handler runs) after a checkpoint; the summary reads back as interrupted, and
     `uncertain-rl train --resume DIR` finishes the run with the uninterrupted run's episodes.csv and evaluations."""
@@ -173,6 +174,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_run(tmp_path):
     assert again.returncode == 2 and 'holds a complete run' in again.stderr
 
 
+@pytest.mark.long
 def test_from_a_run_directory_runs_it_again(tmp_path):
     "`train --from DIR --out NEW` re-runs DIR's experiment exactly: the same episodes.csv."
     first, second = tmp_path / 'first', tmp_path / 'second'

@@ -32,6 +32,7 @@ def greedy_curves(agent_name, env_name, seeds, steps, eval_every, **overrides):
     return np.asarray(res.evals['greedy_return']), res.logs
 
 
+@pytest.mark.long
 def test_sac_learns_pendulum_and_iv_sac_keeps_its_effective_batch():
     """Seeds 0 and 1 (`PRNGKey(seed)`). (1) `sac` with the registry's Pendulum defaults (2 x 64, batch 256, learning
     from step 1,000) swings the pendulum up within 7,000 steps: the best of its last three greedy evaluations (steps

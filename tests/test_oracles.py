@@ -253,6 +253,7 @@ def load_ours():
     return module
 
 
+@pytest.mark.long
 def test_our_pe_dqn_oracle_run_resumes_where_it_was_stopped(tmp_path, monkeypatch):
     """A run stopped after its second chunk and started again ends with the per-seed results of a run never stopped
     (the loop's state, replay and logs included, comes back from the checkpoint); other settings in the same folder

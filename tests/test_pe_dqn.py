@@ -37,6 +37,7 @@ SMALL = dict(hidden_sizes=(32,), num_atoms=11, batch_size=32, min_replay_size=32
         dict(beta_decay_episodes=20, beta_final=0.0),
     ],
 )
+@pytest.mark.long
 def test_variants_train_and_evaluate(changes):
     env = DeepSea(6, mapping_seed=42)
     agent = make_pe_dqn(PEDQNConfig(**SMALL, **changes), gymnax_spec(env))
@@ -57,6 +58,7 @@ def test_variants_train_and_evaluate(changes):
     assert np.isfinite(np.asarray(ret)).all()
 
 
+@pytest.mark.long
 def test_seeds_and_beta_are_vmappable():
     "Two seeds x two values of β in one vmapped call equal the four single runs."
     env = DeepSea(5, mapping_seed=42)
@@ -71,6 +73,7 @@ def test_seeds_and_beta_are_vmappable():
         np.testing.assert_allclose(np.asarray(logs['loss'])[i], np.asarray(single['loss']), rtol=2e-4, atol=1e-5)
 
 
+@pytest.mark.long
 def test_cli_trains_pe_dqn_with_snapshots_and_options(tmp_path):
     out = tmp_path / 'run'
     assert (
@@ -115,6 +118,7 @@ def test_cli_rejects_bad_pe_dqn_options(tmp_path, capsys):
     assert len(err) == 2 and 'ablation' in err[0] and 'v_min' in err[1]
 
 
+@pytest.mark.long
 def test_pe_dqn_runs_through_the_bsuite_bridge(tmp_path):
     assert (
         main(
@@ -138,6 +142,7 @@ def test_pe_dqn_runs_through_the_bsuite_bridge(tmp_path):
     assert list((tmp_path / 'bsuite' / 'seed_0').glob('*.csv'))
 
 
+@pytest.mark.long
 def test_pe_dqn_solves_deep_sea_10_seed_0_within_400_episodes(tmp_path):
     """The default run's learning test, one seed of the target below: what `uncertain-rl train --agent pe_dqn --size 10
     --episodes 400 --seeds 1` trains (CPU profile, seed 0, map 42; β decays over the first 133 episodes), stopped

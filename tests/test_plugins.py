@@ -140,6 +140,7 @@ def test_the_docs_and_the_golden_tool_pick_it_up(site, tmp_path):
     assert list(runs) == ['toy@deep_sea'] and 'logs/episode_return' in runs['toy@deep_sea']
 
 
+@pytest.mark.long
 def test_a_toy_environment_reaches_the_command_line_the_viewer_and_the_docs(site, tmp_path):
     r = python(site, '-m', 'uncertain_rl', 'train', '--help')
     assert r.returncode == 0 and 'toy_sea' in r.stdout, r.stderr

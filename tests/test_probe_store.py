@@ -183,6 +183,7 @@ def first_call(design: store.Design) -> list:
     return store.call_records_of(design, arm, runs, config, store.versions(store.COMPUTING), 1)
 
 
+@pytest.mark.long
 def test_work_left_to_a_process_that_died_meanwhile_is_trained_not_counted_in_flight(tmp_path):
     """The first call is leased by a live process; it dies while this process trains the second call. At the end the
     first call is leased and trained here: nothing is reported left to a process that no longer exists."""

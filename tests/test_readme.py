@@ -27,6 +27,7 @@ def test_the_readme_has_examples_and_the_two_commands():
 
 
 @pytest.mark.parametrize('page, index, block', BLOCKS, ids=[f'{p}-{i}' for p, i, _ in BLOCKS])
+@pytest.mark.long
 def test_every_python_block_runs_as_written(page, index, block, tmp_path):
     r = subprocess.run([sys.executable, '-c', block], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, f'{page}, block {index}:\n{block}\n{r.stderr[-3000:]}'

@@ -15,6 +15,7 @@ SMALL = dict(hidden_sizes=(8,), batch_size=8, min_replay_size=8, sgd_period=3, s
 
 
 @pytest.mark.parametrize('name', [n for n, e in AGENTS.items() if hasattr(e.config(), 'sgd_period')])  # replay learners
+@pytest.mark.long
 def test_every_agent_learns_the_same_in_lockstep_and_alone(name):
     env = make_env('deep_sea', 5)
     config = config_for_env(name, agent_config(name, 'deep_sea', **SMALL), env_facts('deep_sea', env.default_params))
@@ -38,6 +39,7 @@ ONE_OF_EACH_LEARNER = ('boot_dqn', 'pe_dqn', 'iv_dqn')  # ensemble Q, distributi
 @pytest.mark.parametrize(
     'name', [n if n in ONE_OF_EACH_LEARNER else pytest.param(n, marks=pytest.mark.slow) for n in REPLAY_LEARNERS]
 )
+@pytest.mark.long
 def test_each_run_learns_on_its_own_schedule_in_a_batch(name):
     """Batch independence: with an episode budget on Cartpole, whose episodes vary in length, the runs of a batch
     finish (and freeze) at different steps; each run's SGD steps must still be exactly those its own step count made

@@ -45,6 +45,7 @@ def check(case: dict):
     assert case['max_rel_diff'] <= TOL, case
 
 
+@pytest.mark.long
 def test_sharded_equals_single_device_boot_dqn():
     "Bootstrapped DQN, 9 seeds on 8 forced CPU devices (5 used, 2 runs each, one padded), 40 steps."
     cases = sharded_cases('boot_dqn')
@@ -71,6 +72,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.long
 def test_two_processes_equal_one_process(tmp_path):
     "Two processes on 127.0.0.1 (one CPU device each, gloo collectives) against one process with two devices."
     port, worker = free_port(), str(HERE / 'distributed_worker.py')
@@ -139,6 +141,7 @@ def default_layout(what: str, **env) -> dict:
     return json.loads(out.stdout.splitlines()[-1])
 
 
+@pytest.mark.long
 def test_default_cpu_layout():
     """Importing the package leaves JAX's device count alone; `runtime.setup()` first (as the command line does) gives
     the CPU one device per core before JAX starts and the run records the choice; `UNCERTAIN_RL_CPU_DEVICES=1` keeps

@@ -81,6 +81,7 @@ def test_every_registry_agent_has_cell_signals():
 
 
 @pytest.mark.parametrize('agent', SIGNAL_AGENTS)
+@pytest.mark.long
 def test_snapshot_equals_direct_evaluation(agent):
     res, env, a, config, state, snap = _run(agent)
     assert snap['step'] == EPISODES * N and snap['episode'] == EPISODES
@@ -140,6 +141,7 @@ def test_snapshot_equals_direct_evaluation(agent):
         np.testing.assert_allclose(snap['info_gain'], info_gain, rtol=1e-3, atol=1e-6)
 
 
+@pytest.mark.long
 def test_snapshots_change_nothing_in_training():
     """The same seeds with and without snapshots: the same actions (bad episodes) and returns; the snapshots draw
     from a key stream of their own."""

@@ -73,6 +73,7 @@ def killed_then_resumed(tmp_path_factory):
     return out, before, again
 
 
+@pytest.mark.long
 def test_a_killed_suite_resumes_without_recomputing_finished_records(killed_then_resumed):
     out, before, again = killed_then_resumed
     assert len(before) == 2, f'the kill should land after the first call (2 seeds), found {len(before)} records'
@@ -112,6 +113,7 @@ def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_res
     assert "The papers' claims" in (out / 'leaderboard.md').read_text()
 
 
+@pytest.mark.long
 def test_two_processes_share_one_store_without_training_a_run_twice(tmp_path):
     "The same command twice at once into one directory: each call is leased by one process, trained once."
     procs = [
@@ -167,6 +169,7 @@ def fingerprint_in_a_copy(tmp_path, name: str, edits: dict) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.long
 def test_records_stay_valid_across_commits_that_do_not_change_the_agents_code(tmp_path):
     """A docs-only change, a change to another agent and a change to the driver (`run_chunked`: progress, layout,
     checkpoints) keep boot_dqn's records' key; a change to its learning, or to the training program, does not."""
@@ -330,6 +333,7 @@ def without_timings(x):
     return x
 
 
+@pytest.mark.long
 def test_suite_submit_on_submitits_local_executor_gives_the_unsharded_store(tmp_path, killed_then_resumed):
     """`suite submit run --shards 2 --executor local`: two submitit jobs, each `--shard k/2` into its own store,
     merged into --out: the same records (keys and metrics) and the same report as the one-process run of the

@@ -62,6 +62,7 @@ def test_explore_prob_head_selection_matches_p_explore():
 
 
 @pytest.mark.parametrize('ablation', ['qu', 'q_ucb'])
+@pytest.mark.long
 def test_ablations_train_and_evaluate(ablation):
     env = DeepSea(6, mapping_seed=42)
     agent = make_tdu(TDUConfig(ablation=ablation, **SMALL), gymnax_spec(env))
@@ -73,6 +74,7 @@ def test_ablations_train_and_evaluate(ablation):
     assert np.isfinite(np.asarray(g)).all()
 
 
+@pytest.mark.long
 def test_beta_lambda_sweep_is_one_vmapped_call_equal_to_single_runs():
     env = DeepSea(5)
     agent = make_tdu(TDUConfig(**SMALL), gymnax_spec(env))
@@ -87,6 +89,7 @@ def test_beta_lambda_sweep_is_one_vmapped_call_equal_to_single_runs():
     assert not np.allclose(np.asarray(logs['loss'][0]), np.asarray(logs['loss'][1]))  # β changes training
 
 
+@pytest.mark.long
 def test_tdu_solves_deep_sea_10_quickly():
     res, _, _ = train_registry('tdu', 'deep_sea', 10, episodes=200, seeds=3)
     solved = solved_at(res.logs['total_bad_episodes'])
@@ -177,6 +180,7 @@ def test_tree_greedy_policy_is_the_exploiters_majority():
     assert (qc.mean(-1) < qs.mean(-1)).any(-1).all(), 'the diverged head does not decide the mean: no test of the vote'
 
 
+@pytest.mark.long
 def test_cli_trains_tdu_on_deep_sea_and_the_tree(tmp_path):
     assert (
         main(

@@ -53,6 +53,7 @@ def test_ucb_learns_cartpole():
     assert (best >= 150).sum() >= 2, best
 
 
+@pytest.mark.long
 def test_mountaincar_and_cartpole_run_through_the_loop():
     """gymnax's MountainCar-v0 and CartPole-v1 through the same loop: episodes end at the time limit (200, 500 steps)
     or earlier, every episode is logged, the MountainCar return is -1 per step, and nothing is NaN."""
@@ -84,6 +85,7 @@ def test_chain_solved_by_ucb_in_ci():
         ('ucb_infogain', ['--temperature', '2', '--rho', '1']),
     ],
 )
+@pytest.mark.long
 def test_cli_trains_the_ensemble_agents(tmp_path, capsys, agent, extra):
     assert (
         main(
