@@ -90,6 +90,26 @@ def test_lineage_keeps_only_what_the_golden_runs_show():
     assert [r.split(':')[0] for r in refused] == ['b|x', 'd|x']  # b: golden runs differ; d: an unchecked class
 
 
+def clone_with_this_tool(tmp_path) -> tuple:
+    """A clone of this checkout with this checkout's `tools/golden.py` committed in it: `(repo, git, run)`, where
+    `git(*args)` runs git there and `run(*args)` runs Python there with its own package, returning the output."""
+    repo = tmp_path / 'repo'
+    subprocess.run(['git', 'clone', '-q', '--local', str(golden.ROOT), str(repo)], check=True)
+
+    def git(*args):
+        subprocess.run(['git', '-C', str(repo), '-c', 'user.name=t', '-c', 'user.email=t@t', *args], check=True)
+
+    def run(*args):
+        env = dict(os.environ, PYTHONPATH=str(repo))
+        done = subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=1500)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    shutil.copy(golden.ROOT / 'tools' / 'golden.py', repo / 'tools' / 'golden.py')  # this checkout's tool
+    git('commit', '-qam', 'base', '--allow-empty')
+    return repo, git, run
+
+
 @pytest.mark.worktree
 def test_lineage_shows_a_refactor_on_the_machine_at_hand(tmp_path):
     """A refactor made and shown here, on whatever machine runs the tests: in a clone of this checkout, one commit
@@ -97,25 +117,12 @@ def test_lineage_shows_a_refactor_on_the_machine_at_hand(tmp_path):
     --only dqn@chain` records that golden run with both versions on this machine and writes the entry *old -> new*,
     which the store's `same_code` then follows. (A change of behaviour is refused: `same_runs` below, and the rule on
     hand-made fingerprints above.)"""
-    repo = tmp_path / 'repo'
-    subprocess.run(['git', 'clone', '-q', '--local', str(golden.ROOT), str(repo)], check=True)
-
-    def git(*args):
-        subprocess.run(['git', '-C', str(repo), '-c', 'user.name=t', '-c', 'user.email=t@t', *args], check=True)
-
-    shutil.copy(golden.ROOT / 'tools' / 'golden.py', repo / 'tools' / 'golden.py')  # this checkout's tool
-    git('commit', '-qam', 'base', '--allow-empty')
+    repo, git, run = clone_with_this_tool(tmp_path)
     dqn = repo / 'uncertain_rl' / 'agents' / 'dqn.py'
     ledger = repo / 'uncertain_rl' / 'suites' / 'equivalent_code.json'
     fingerprint = 'from uncertain_rl.registry import make_env; '
     fingerprint += 'from uncertain_rl.suites.fingerprints import run_fingerprint; '
     fingerprint += "print(run_fingerprint('dqn', make_env('chain', 10, 42)))"
-
-    def run(*args):
-        env = dict(os.environ, PYTHONPATH=str(repo))
-        done = subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
 
     def commit_and_lineage(*replacements) -> tuple:
         "Commit `replacements` (old, new) of dqn.py; lineage of that commit; (fingerprints before and after, output)."
@@ -159,3 +166,34 @@ def test_same_runs_passes_only_agents_whose_every_run_is_bit_identical():
     agents = {'a@x': 'a', 'a@y': 'a', 'b@x': 'b', 'c@x': 'c'}
     assert golden.same_runs(old, new, list(agents), agents) == {'b'}
     assert golden.same_runs(old, new, ['a@x', 'b@x'], agents) == {'a', 'b'}  # a@y not asked for
+
+
+@pytest.mark.worktree
+def test_lineage_shows_a_refactor_of_a_suites_code(tmp_path):
+    """A suite's code has its lineage too: in a clone, one commit renames local variables of cartpole_noise's metrics
+    (the suite's fingerprint moves, its records do not), and `lineage --since HEAD~1` runs the suite's quick table for
+    DQN with both versions here and writes the entry *old -> new* for the suite; a second commit that changes what a
+    record keeps is refused."""
+    repo, git, run = clone_with_this_tool(tmp_path)
+    suite = repo / 'uncertain_rl' / 'suites' / 'cartpole_noise.py'
+    ledger = repo / 'uncertain_rl' / 'suites' / 'equivalent_code.json'
+
+    def commit_and_lineage(*replacements) -> str:
+        source = suite.read_text()
+        for old, new in replacements:
+            assert source.count(old) == 1, old
+            source = source.replace(old, new)
+        suite.write_text(source)
+        git('commit', '-qam', 'change')
+        return run('tools/golden.py', 'lineage', '--since', 'HEAD~1')
+
+    before = json.loads(ledger.read_text())['replaced']
+    out = commit_and_lineage(
+        ('    raw = np.diff(', '    rows = np.diff('),
+        ('dict(cartpole_run_summary(raw), played', 'dict(cartpole_run_summary(rows), played'),
+    )
+    fresh = json.loads(ledger.read_text())['replaced'][len(before) :]
+    assert 'suite fingerprints moved for 1 suites: cartpole_noise' in out and 'wrote 1 equivalences' in out, out
+    assert [e['suite'] for e in fresh] == ['cartpole_noise'] and 'quick table for dqn' in fresh[0]['evidence']
+    out = commit_and_lineage(('played=int(played), episodes_to_750', 'played=int(played) + 1, episodes_to_750'))
+    assert 'not shown: suite cartpole_noise' in out and 'wrote 0 equivalences' in out, out

@@ -30,6 +30,11 @@ kept its source or has a golden run of that agent, becomes an entry *old -> new*
 machine): the store then finds the records REV's code computed instead of training them again, and the report counts
 them as current (`uncertain_rl.suites.fingerprints.same_code`). Commit the file with the refactor. `--only` restricts
 the golden runs (an agent with none run is not shown).
+
+A suite's code (how a setting is set up and stopped, the run's parameters, what a record keeps) has its own
+fingerprint in every record's key. Where it moved, `lineage` runs the suite's quick table for DQN
+(`uncertain-rl suite run --agents dqn --profile quick`) with REV's code and with this code, on this machine, and
+compares the records' episodes and metrics; a suite whose records are all equal becomes an entry *old -> new* too.
 """
 
 import argparse
@@ -190,6 +195,66 @@ print(json.dumps(out))
 """
 
 
+_SUITE_FINGERPRINTS = """
+import json, warnings
+warnings.filterwarnings('ignore')
+from uncertain_rl.suites.core import suites
+from uncertain_rl.suites.fingerprints import suite_fingerprint
+print(json.dumps({name: suite_fingerprint(suite) for name, suite in suites().items()}))
+"""
+SUITE_GOLDEN = ('--agents', 'dqn', '--profile', 'quick', '--no-progress')  # a suite's golden run: its quick table
+
+
+def suite_fingerprints(package_root: Path) -> dict:
+    "{suite: fingerprint of its code} at `package_root`."
+    done = run_with(package_root, ['-c', _SUITE_FINGERPRINTS])
+    if done.returncode:
+        sys.exit(f'fingerprinting the suites under {package_root} failed:\n{done.stderr[-3000:]}')
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def suite_results(package_root: Path, suite: str, out: Path) -> dict:
+    """The suite's golden run with the code at `package_root`: {(design, arm, setting, seed, budget): (episodes,
+    metrics)} of its records."""
+    args = ['-m', 'uncertain_rl', 'suite', 'run', '--suite', suite, '--out', str(out), *SUITE_GOLDEN]
+    done = subprocess.run(
+        [sys.executable, *args],
+        env=dict(os.environ, PYTHONPATH=str(package_root)),
+        capture_output=True,
+        text=True,
+        cwd=package_root,
+    )
+    if done.returncode:
+        sys.exit(f'the golden run of suite {suite} with the code at {package_root} failed:\n{done.stderr[-3000:]}')
+    import sqlite3
+
+    con = sqlite3.connect(out / 'results.sqlite')
+    rows = con.execute('SELECT design, arm, setting, seed, budget, episodes, metrics FROM records')
+    results = {tuple(r[:5]): (r[5], json.loads(r[6])) for r in rows}
+    con.close()
+    return results
+
+
+def suite_lineage(tree: Path, tmp: Path, since: str, only=None) -> list:
+    "The entries *old -> new* of the suites whose code moved and whose golden runs gave the same records."
+    old, new = suite_fingerprints(tree), suite_fingerprints(ROOT)
+    moved = sorted(s for s in set(old) & set(new) if old[s] != new[s] and (not only or s in only))
+    print(f'suite fingerprints moved for {len(moved)} suites: {", ".join(moved) or "none"}', flush=True)
+    here, entries = machine(), []
+    for suite in moved:
+        before = suite_results(tree, suite, tmp / f'suite-old-{suite}')
+        after = suite_results(ROOT, suite, tmp / f'suite-new-{suite}')
+        if not before or before != after:
+            print(f'not shown: suite {suite}: its golden run gave different records (or none)')
+            continue
+        evidence = (
+            f"suite {suite}'s quick table for dqn ({len(after)} records) equal with the code at {since[:7]} and after "
+            f"it, both run on {here['cpu']} (jax {here['jax']}), {time.strftime('%Y-%m-%d')}"
+        )
+        entries.append(dict(old=old[suite], new=new[suite], suite=suite, evidence=evidence))
+    return entries
+
+
 def run_with(package_root: Path, args: list, capture: bool = True) -> subprocess.CompletedProcess:
     "This file's `args` (or a `-c` program) run by a Python whose `uncertain_rl` is the one under `package_root`."
     env = dict(os.environ, PYTHONPATH=str(package_root))
@@ -258,7 +323,10 @@ def lineage(since: str, only=None) -> int:
                     sys.exit(f'recording the golden runs with the code at {where} failed:\n{done.stderr[-3000:]}')
                 recorded[side] = json.loads(out.read_text())
             passed = same_runs(recorded['old'], recorded['new'], runs, agents) if runs else set()
-            if code_fingerprints(ROOT) != new:  # the runs are evidence for the code fingerprinted, and only for it
+            suite_entries = suite_lineage(tree, Path(tmp), since)
+            # the runs are evidence for the code fingerprinted, and only for it
+            suites_now = suite_fingerprints(ROOT) if suite_entries else {}
+            if code_fingerprints(ROOT) != new or any(suites_now[e['suite']] != e['new'] for e in suite_entries):
                 sys.exit('lineage: the checkout changed while the golden runs ran; nothing written, run it again')
         finally:
             subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tree)], check=False)
@@ -277,6 +345,7 @@ def lineage(since: str, only=None) -> int:
         f"{here['cpu']} (jax {here['jax']}), {time.strftime('%Y-%m-%d')}"
     )
     entries, refused = equivalences(old, new, passed, golden_classes, evidence)
+    entries += suite_entries
     for line in refused:
         print(f'not shown: {line}')
     table = json.loads(EQUIVALENT.read_text())

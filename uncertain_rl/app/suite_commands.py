@@ -49,6 +49,17 @@ def add_suite_run_parsers(ss) -> tuple:
     return r, c
 
 
+def add_designs_options(p, what_help: str) -> None:
+    "The options that name a command's designs: run (agents, suites, a profile) or claims (their names)."
+    p.add_argument('what', choices=('run', 'claims'), help=what_help)
+    p.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
+    p.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
+    p.add_argument('--profile', default='quick', help='with run: the profile')
+    p.add_argument(
+        '--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)'
+    )
+
+
 def add_suite_submit_parser(ss):
     "`suite submit`: run or claims as cluster jobs through submitit; returns its parser."
     b = ss.add_parser(
@@ -57,13 +68,7 @@ def add_suite_submit_parser(ss):
         "processes), each part into its own store, merged into --out at the end",
         formatter_class=_Help,
     )
-    b.add_argument('what', choices=('run', 'claims'), help='the suite command the jobs share')
-    b.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
-    b.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
-    b.add_argument('--profile', default='quick', help='with run: the profile')
-    b.add_argument(
-        '--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)'
-    )
+    add_designs_options(b, 'the suite command the jobs share')
     b.add_argument('--shards', type=int, default=2, help='how many jobs share the plan of calls')
     b.add_argument(
         '--executor', default='slurm', choices=('slurm', 'local'), help="submitit's executor: SLURM, or local processes"
@@ -83,13 +88,7 @@ def add_suite_plan_parser(ss) -> None:
         "lacks, and with --measure K the cost timed on this machine",
         formatter_class=_Help,
     )
-    n.add_argument('what', choices=('run', 'claims'), help='the suite command to plan')
-    n.add_argument('--agents', default=None, help='with run: registered agents, comma-separated')
-    n.add_argument('--suite', default='deep_sea', help='with run: the suites, comma-separated')
-    n.add_argument('--profile', default='quick', help='with run: the profile')
-    n.add_argument(
-        '--claims', default=None, help='with claims: declared claims, comma-separated (default: the cpu claims)'
-    )
+    add_designs_options(n, 'the suite command to plan')
     n.add_argument(
         '--measure',
         type=int,

@@ -23,6 +23,7 @@ _all_ = [  # the public names; the others are internal (importable within the pa
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import hashlib
+import itertools
 import json
 import shutil
 import socket
@@ -468,11 +469,13 @@ def record_key(record: dict) -> str:
     return run_key(record, setting, record['prng_seed'], record['budget'])
 
 
-def call_records(design: Design, arm: Arm, runs: list, config, code: str, computing: dict) -> list:
-    "The records-to-be of one call: every field but the results."
+def call_records(
+    design: Design, arm: Arm, runs: list, config, code: str, computing: dict, suite_code: str | None = None
+) -> list:
+    "The records-to-be of one call: every field but the results (`suite_code`: the suite's fingerprint, default now)."
     config_text = config_json(config)
     config_hash = digest(config_text)
-    suite_code = suite_fingerprint(design.suite)
+    suite_code = suite_code or suite_fingerprint(design.suite)
     base = dict(
         design=design.name,
         arm=arm.label,
@@ -506,10 +509,10 @@ def stored_as(
     con: sqlite3.Connection, design: Design, arm: Arm, runs: list, config, records: list, computing: dict
 ) -> list:
     """Per record-to-be of a call, the stored rows of its run ({(design, arm): row}, empty if none): under its own key,
-    or under the key the same run had with code this code replaced without changing behaviour (`same_code`)."""
-    keyed = [records] + [
-        call_records(design, arm, runs, config, c, computing) for c in same_code(records[0]['code'])[1:]
-    ]
+    or under the key the same run had with code this code replaced without changing behaviour (`same_code`): the
+    agent's training code, the suite's, or both."""
+    codes = list(itertools.product(same_code(records[0]['code']), same_code(records[0]['suite_code'])))
+    keyed = [records] + [call_records(design, arm, runs, config, c, computing, s) for c, s in codes[1:]]
     found = stored(con, [r['key'] for rs in keyed for r in rs])
     return [next((found[rs[i]['key']] for rs in keyed if rs[i]['key'] in found), {}) for i in range(len(records))]
 

@@ -68,10 +68,10 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
 
 def is_current(record: dict, suite_name: str) -> bool:
     """Whether this checkout would compute `record` with the same code: its fingerprint, or one it replaced
-    (`same_code`), and the suite's code as it is now (`fingerprints.suite_fingerprint`)."""
+    (`same_code`), and the suite's code as it is now (`fingerprints.suite_fingerprint`) or code it replaced."""
     from uncertain_rl.suites.fingerprints import same_code, suite_fingerprint
 
-    same_suite = record.get('suite_code') == suite_fingerprint(suites()[suite_name])
+    same_suite = record.get('suite_code') in same_code(suite_fingerprint(suites()[suite_name]))
     return same_suite and record['code'] in same_code(current_code(record['agent'], suite_name, record['setting']))
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #8fc08a6b
