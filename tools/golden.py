@@ -42,6 +42,7 @@ import hashlib
 import json
 import os
 import platform
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -216,18 +217,11 @@ def suite_fingerprints(package_root: Path) -> dict:
 def suite_results(package_root: Path, suite: str, out: Path) -> dict:
     """The suite's golden run with the code at `package_root`: {(design, arm, setting, seed, budget): (episodes,
     metrics)} of its records."""
-    args = ['-m', 'uncertain_rl', 'suite', 'run', '--suite', suite, '--out', str(out), *SUITE_GOLDEN]
-    done = subprocess.run(
-        [sys.executable, *args],
-        env=dict(os.environ, PYTHONPATH=str(package_root)),
-        capture_output=True,
-        text=True,
-        cwd=package_root,
+    done = run_with(
+        package_root, ['-m', 'uncertain_rl', 'suite', 'run', '--suite', suite, '--out', str(out), *SUITE_GOLDEN]
     )
     if done.returncode:
         sys.exit(f'the golden run of suite {suite} with the code at {package_root} failed:\n{done.stderr[-3000:]}')
-    import sqlite3
-
     con = sqlite3.connect(out / 'results.sqlite')
     rows = con.execute('SELECT design, arm, setting, seed, budget, episodes, metrics FROM records')
     results = {tuple(r[:5]): (r[5], json.loads(r[6])) for r in rows}
@@ -235,10 +229,10 @@ def suite_results(package_root: Path, suite: str, out: Path) -> dict:
     return results
 
 
-def suite_lineage(tree: Path, tmp: Path, since: str, only=None) -> list:
+def suite_lineage(tree: Path, tmp: Path, since: str) -> list:
     "The entries *old -> new* of the suites whose code moved and whose golden runs gave the same records."
     old, new = suite_fingerprints(tree), suite_fingerprints(ROOT)
-    moved = sorted(s for s in set(old) & set(new) if old[s] != new[s] and (not only or s in only))
+    moved = sorted(s for s in set(old) & set(new) if old[s] != new[s])
     print(f'suite fingerprints moved for {len(moved)} suites: {", ".join(moved) or "none"}', flush=True)
     here, entries = machine(), []
     for suite in moved:
@@ -256,9 +250,10 @@ def suite_lineage(tree: Path, tmp: Path, since: str, only=None) -> list:
 
 
 def run_with(package_root: Path, args: list, capture: bool = True) -> subprocess.CompletedProcess:
-    "This file's `args` (or a `-c` program) run by a Python whose `uncertain_rl` is the one under `package_root`."
+    """This file's `args` (or a `-c` program, or a `-m` module) run by a Python whose `uncertain_rl` is the one under
+    `package_root`."""
     env = dict(os.environ, PYTHONPATH=str(package_root))
-    cmd = [sys.executable, *args] if args[0] == '-c' else [sys.executable, __file__, *args]
+    cmd = [sys.executable, *args] if args[0] in ('-c', '-m') else [sys.executable, __file__, *args]
     return subprocess.run(cmd, env=env, capture_output=capture, text=True, cwd=package_root)
 
 
