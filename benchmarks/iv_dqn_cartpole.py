@@ -32,7 +32,7 @@ from uncertain_rl.experiments import Experiment, run
 from uncertain_rl.metrics import moving_average_solved_at, best_moving_average
 
 # MountainCar (R3, the negative control: exploration-bound, no reward noise): the registry's mountaincar presets,
-# the paper's per-environment settings (see IV_RL_MOUNTAINCAR in nbs/81_registry.ipynb for ε and the target copy).
+# the paper's per-environment settings (see IV_RL_MOUNTAINCAR in nbs/71_agents.iv_dqn.ipynb for ε and the target copy).
 R3_VARIANTS = {'IV-DQN': ('iv_dqn', {}), 'Bootstrapped DQN': ('boot_dqn', {}), 'DQN': ('dqn', {})}
 VARIANTS = {  # name -> (agent, config overrides)
     'IV-DQN': ('iv_dqn', {}),

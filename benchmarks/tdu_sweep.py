@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from uncertain_rl.metrics import beats_dithering
-from uncertain_rl.experiments import deep_sea_sweep
+from uncertain_rl.agents.tdu import deep_sea_sweep
 
 
 def main(argv=None):

@@ -17,7 +17,7 @@ import time
 import jax
 import numpy as np
 
-from uncertain_rl.experiments import tree_experiment
+from uncertain_rl.agents.tdu import tree_experiment
 
 
 def main(argv=None):

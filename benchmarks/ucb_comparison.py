@@ -27,7 +27,7 @@ import numpy as np
 from uncertain_rl.envs.chain import Chain
 from uncertain_rl.envs.deep_sea import make_deep_sea
 from uncertain_rl.metrics import chain_solved_at, solved_at
-from uncertain_rl.experiments import COMPARISON_AGENTS, compare_agents
+from uncertain_rl.agents.ucb import COMPARISON_AGENTS, compare_agents
 
 
 def deep_sea_solved(logs):

@@ -23,7 +23,7 @@ from uncertain_rl.metrics import solved_at, beats_dithering
 from uncertain_rl.loops import TrainConfig, train, greedy_returns
 from uncertain_rl.base import gymnax_spec
 from uncertain_rl.agents.tdu import TDUConfig, make_tdu
-from uncertain_rl.experiments import tree_experiment
+from uncertain_rl.agents.tdu import tree_experiment
 
 TINY = dict(hidden_sizes=(4,), batch_size=4, min_replay_size=4, replay_capacity=50, num_exploiters=3, num_explorers=2)
 SMALL = dict(

@@ -16,7 +16,7 @@ import pytest
 from conftest import train_registry, cli
 from uncertain_rl.app.cli import main
 from uncertain_rl.envs.deep_sea import make_deep_sea
-from uncertain_rl.experiments import compare_agents
+from uncertain_rl.agents.ucb import compare_agents
 from uncertain_rl.metrics import first_treasure_episode, chain_solved_at, best_moving_average
 
 

@@ -44,8 +44,8 @@ LAYERS = (  # (layer, module patterns under uncertain_rl), lowest first: a modul
     ('foundations', ('checks', 'testing', 'base', 'runtime', 'metrics')),
     ('building blocks', ('ensembles', 'replay', 'learning', 'acting', 'loops', 'agents.ensemble_q', 'envs.*')),
     ('concepts', ('tdu', 'ucb', 'projections', 'propagation', 'emcts', 'biv')),
-    ('agents', ('agents.*',)),
     ('experiments', ('registry', 'rundir', 'spec', 'tracking', 'experiments', 'suites', 'suites.*')),
+    ('agents', ('agents.*',)),
     ('app', ('app.*', '__main__')),
 )
 _MODULES = (

@@ -29,7 +29,7 @@ import importlib.resources
 import json
 import pkgutil
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -78,9 +78,34 @@ def _reading_order(module) -> tuple:
     return (docs.notebooks[:1] if docs else ('~',)), module.__name__
 
 
+def contributed_presets(modules) -> dict:
+    """Agent name -> ((module name, `Preset`), ...): the presets that `modules` declare for agents of other modules
+    (a module's `PRESETS`: agent name -> presets), such as a paper's settings for the baselines it compares with,
+    declared beside the paper's agent so that the baselines' modules know nothing of the paper."""
+    out = {}
+    for m in modules:
+        for agent, presets in getattr(m, 'PRESETS', {}).items():
+            out.setdefault(agent, []).extend((m.__name__, p) for p in presets)
+    return out
+
+
+def with_contributed(entry: AgentEntry, contributed: Mapping) -> AgentEntry:
+    "`entry` with the presets other modules declare for it (`contributed_presets`) after its own."
+    extra = tuple(p for _, p in contributed.get(entry.name, ()))
+    return replace(entry, presets=tuple(entry.presets) + extra) if extra else entry
+
+
+def preset_sources(modules) -> dict:
+    "Agent name -> the modules that declare presets for it (the catalog's `presets_from`)."
+    return {agent: sorted({m for m, _ in found}) for agent, found in contributed_presets(modules).items()}
+
+
 def builtin_entries() -> list:
-    "Every entry of our own agent modules, in reading order (imports them all)."
-    return [e for m in sorted(declaring_modules(AGENTS_PACKAGE), key=_reading_order) for e in module_entries(m)]
+    """Every entry of our own agent modules, in reading order, each with the presets other modules declare for it
+    (imports them all)."""
+    modules = sorted(declaring_modules(AGENTS_PACKAGE), key=_reading_order)
+    contributed = contributed_presets(modules)
+    return [with_contributed(e, contributed) for m in modules for e in module_entries(m)]
 
 
 def plugin_entries() -> list:
@@ -151,9 +176,21 @@ class AgentRegistry(DeclaredRegistry):
             self._catalog = (
                 json.loads(CATALOG_FILE.read_text())
                 if CATALOG_FILE.exists()
-                else dict(agents=[describe_agent(e) for e in builtin_entries()])
+                else dict(
+                    agents=[describe_agent(e) for e in builtin_entries()],
+                    presets_from=preset_sources(declaring_modules(AGENTS_PACKAGE)),
+                )
             )
         return {a['name']: a['module'] for a in self._catalog['agents']}
+
+    def __getitem__(self, name: str):
+        modules = self.builtin_modules()
+        if name not in self._loaded and name in modules:  # ours: its module's entries, with others' presets for them
+            sources = self._catalog.get('presets_from', {})
+            for e in declared(importlib.import_module(modules[name]), self.entry_type):
+                contributed = contributed_presets([importlib.import_module(m) for m in sources.get(e.name, ())])
+                self._loaded[e.name] = with_contributed(e, contributed)
+        return super().__getitem__(name)
 
 
 AGENTS = AgentRegistry()
@@ -288,6 +325,7 @@ def build_catalog() -> dict:
 
     return dict(
         agents=[describe_agent(e) for e in builtin_entries()],
+        presets_from=preset_sources(declaring_modules(AGENTS_PACKAGE)),
         loop_signals=[asdict(s) for s in LOOP_SIGNALS],
         envs=[describe_env(e) for e in builtin_env_entries()],
     )

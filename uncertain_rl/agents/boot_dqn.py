@@ -35,10 +35,9 @@ from uncertain_rl.agents.ensemble_q import (
     ensemble_cell_signals,
     tabulate_target,
 )
-from uncertain_rl.base import Agent, AgentEntry, EnvSpec, GoldenCase, Preset
+from uncertain_rl.base import Agent, AgentEntry, EnvSpec, GoldenCase
 from uncertain_rl.agents.ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
 from uncertain_rl.agents.dqn import BASELINES_DOCS
-from uncertain_rl.biv import IV_RL_CARTPOLE, IV_RL_MOUNTAINCAR
 
 # %% ../../nbs/21_agents.boot_dqn.ipynb #a6a16225
 @dataclass(frozen=True)
@@ -99,15 +98,6 @@ ENTRIES = (
         make_boot_dqn,
         "Bootstrapped DQN with randomized priors (bsuite's boot_dqn)",
         options=('prior_scale',),
-        presets=(
-            Preset(
-                'iv_rl_cartpole_noise',
-                IV_RL_CARTPOLE,
-                ('cartpole_noise',),
-                "the IV-RL authors' bsuite settings, as for IV-DQN",
-            ),
-            Preset('iv_rl_mountaincar', IV_RL_MOUNTAINCAR, ('mountaincar',), "the IV-RL paper's MountainCar settings"),
-        ),
         signals=ENSEMBLE_SIGNALS,
         golden=(
             GoldenCase('boot_dqn', SMALL_REPLAY),

@@ -36,7 +36,6 @@ from uncertain_rl.agents.ensemble_q import (
 from uncertain_rl.checks import option, integer, number
 from uncertain_rl.base import Agent, AgentEntry, DocsSection, EnvSpec, GoldenCase, Preset
 from uncertain_rl.agents.ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
-from uncertain_rl.biv import IV_RL_CARTPOLE, IV_RL_MOUNTAINCAR
 
 # %% ../../nbs/20_agents.dqn.ipynb #84b2430a
 @dataclass(frozen=True)
@@ -108,17 +107,6 @@ RL_ZOO_CARTPOLE = dict(
     max_grad_norm=10.0,
     discount=0.99,
 )
-# The IV-RL paper's settings for its DQN baseline: the ensemble's without members and masks; on MountainCar ε decays
-# linearly from 1 to 0.01 over 30,000 steps (their 0.98 per episode: 0.98^150 = 0.05) and the batch is 256.
-IV_RL_CARTPOLE_DQN = {k: v for k, v in IV_RL_CARTPOLE.items() if k not in ('num_ensemble', 'mask_prob')}
-IV_RL_MOUNTAINCAR_DQN = dict(
-    {k: v for k, v in IV_RL_MOUNTAINCAR.items() if k not in ('num_ensemble', 'mask_prob', 'prior_scale')},
-    batch_size=256,
-    min_replay_size=256,
-    epsilon_start=1.0,
-    epsilon_decay_steps=30_000,
-    uniform_warmup=False,
-)
 BASELINES_DOCS = DocsSection('Baselines', ('20_agents.dqn', '21_agents.boot_dqn'))
 
 ENTRIES = (
@@ -130,18 +118,6 @@ ENTRIES = (
         options=('prior_scale',),
         presets=(
             Preset('rl_zoo_cartpole', RL_ZOO_CARTPOLE, ('cartpole',), "rl-baselines3-zoo's tuned DQN for CartPole-v1"),
-            Preset(
-                'iv_rl_cartpole_noise',
-                IV_RL_CARTPOLE_DQN,
-                ('cartpole_noise',),
-                "the IV-RL authors' bsuite settings for their DQN baseline",
-            ),
-            Preset(
-                'iv_rl_mountaincar',
-                IV_RL_MOUNTAINCAR_DQN,
-                ('mountaincar',),
-                "the IV-RL paper's MountainCar settings for its DQN baseline",
-            ),
         ),
         signals=(ENSEMBLE_SIGNALS[0], ENSEMBLE_SIGNALS[2]),  # one network: no spread
         golden=(GoldenCase('dqn', SMALL_REPLAY),),

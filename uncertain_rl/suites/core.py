@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['PROFILES', 'CLAIM_TESTS', 'Suite', 'setting_key', 'suites', 'suite', 'Profile', 'Arm', 'Claim', 'deep_sea_runs',
-           'claims', 'families']
+           'claims', 'arm_difference', 'families']
 
 # %% ../../nbs/85_suites.core.ipynb #apida0aaf
 _all_ = [  # the public names; the others are internal (importable within the package, not in __all__)
@@ -19,6 +19,7 @@ _all_ = [  # the public names; the others are internal (importable within the pa
     'Claim',
     'deep_sea_runs',
     'claims',
+    'arm_difference',
     'families',
 ]
 
@@ -85,12 +86,19 @@ def setting_key(setting: Mapping) -> str:
 ENTRY_POINT_GROUP = 'uncertain_rl.suites'
 
 
-def _declared(name: str) -> list:
+def _declared(name: str, agents: bool = False) -> list:
     """Every `name` (SUITES or CLAIMS) of our suite modules and of installed packages (entry-point group
-    `uncertain_rl.suites`)."""
+    `uncertain_rl.suites`); with `agents`, also of our agent modules (in the documentation's reading order) and of the
+    packages of the entry-point group `uncertain_rl.agents`: a method declares its claims beside its agent."""
     package = importlib.import_module('uncertain_rl.suites')
     modules = [importlib.import_module(f'uncertain_rl.suites.{m.name}') for m in pkgutil.iter_modules(package.__path__)]
-    modules += [ep.load() for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)]
+    groups = [ENTRY_POINT_GROUP]
+    if agents:
+        from uncertain_rl import registry
+
+        modules += sorted(registry.declaring_modules(registry.AGENTS_PACKAGE), key=registry._reading_order)
+        groups.append(registry.ENTRY_POINT_GROUP)
+    modules += [ep.load() for g in groups for ep in importlib.metadata.entry_points(group=g)]
     return [d for m in modules for d in getattr(m, name, ())]
 
 
@@ -267,13 +275,27 @@ def deep_sea_runs(sizes, seeds: int, first_map: int) -> tuple:
 
 
 def claims() -> dict:
-    "Every declared claim by name (imports the suite modules)."
+    """Every declared claim by name: those the agent modules declare beside their methods (`CLAIMS`, as they declare
+    `ENTRIES`), the suite modules' and installed packages' (imports them all)."""
     found = {}
-    for c in _declared('CLAIMS'):
+    for c in _declared('CLAIMS', agents=True):
         if c.name in found:
             raise ValueError(f"claim {c.name!r} is declared twice")
         found[c.name] = c
     return found
+
+
+def arm_difference(claim: Claim, i: int, j: int) -> list:
+    """The fields in which the configurations of `claim`'s arms `i` and `j` differ, as the registry builds them (a
+    field one of them lacks counts too): a design's arms should differ only where the paper's comparison does."""
+    from dataclasses import asdict
+
+    from uncertain_rl import registry
+
+    a, b = (
+        asdict(registry.agent_config(x.agent, preset='none', **x.overrides)) for x in (claim.arms[i], claim.arms[j])
+    )
+    return sorted(k for k in set(a) | set(b) if a.get(k, '?') != b.get(k, '?'))
 
 
 def families(declared: Mapping | None = None) -> dict:

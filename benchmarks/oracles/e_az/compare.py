@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from uncertain_rl.suites import stats
-from uncertain_rl.suites.deep_sea import E_AZ_LEARNED
+from uncertain_rl.agents.e_az_net import E_AZ_LEARNED
 from uncertain_rl.suites.verdicts import claim_runs
 from uncertain_rl.suites.store import load_records
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from uncertain_rl.biv import IV_RL_CARTPOLE
+from uncertain_rl.agents.iv_dqn import IV_RL_CARTPOLE
 
 ARMS = dict(boot='boot_dqn', iv='iv_dqn', iv_uniform='iv_dqn')
 THEIR_MAIN = dict(  # their bsuite/main.py defaults in our agents' names: IV_RL_CARTPOLE, without masks or priors

@@ -60,7 +60,7 @@ MODELS = (
 #          False), loss-attenuation weight 1. The folder names of their committed logs
 #          (runs/cartpole_noise/*_bs_64_mask_1.0_mebs1.000000_lossatt_1.0) show these settings.
 #  ours-hparams: the knobs their code exposes, set as our iv_dqn/boot_dqn cartpole_noise preset
-#          (uncertain_rl/biv.py:162 IV_RL_CARTPOLE, BIVConfig defaults): masks 0.5 (their main.py then samples
+#          (uncertain_rl/agents/iv_dqn.py IV_RL_CARTPOLE, BIVConfig defaults): masks 0.5 (their main.py then samples
 #          64 / 0.5 = 128, main.py:73-74, as our batch_size 128), xi by MEBS ratio 0.99, loss attenuation 10. Only the
 #          knobs: their n-step bootstrap, loss reduction, missing priors etc. stay theirs (see README).
 PRESETS = {

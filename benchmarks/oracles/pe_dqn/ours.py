@@ -26,7 +26,7 @@ from uncertain_rl import registry
 from uncertain_rl.experiments import Experiment, split_keys, sweep
 from uncertain_rl.loops import Checkpoints
 from uncertain_rl.metrics import beats_dithering, first_treasure_episode, sweep_solved_at
-from uncertain_rl.suites.deep_sea import PE_DQN_PAPER_CLAIM
+from uncertain_rl.agents.pe_dqn import PE_DQN_PAPER_CLAIM
 
 
 ARMS = dict(pe_dqn='pe_dqn', boot='boot_dqn')  # --arm -> the agent of the claim's arm
