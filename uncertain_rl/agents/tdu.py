@@ -208,6 +208,7 @@ ENTRIES = (
 )
 
 # %% ../../nbs/31_agents.tdu.ipynb #tdusw002
+from uncertain_rl.checks import check_choice
 from uncertain_rl.experiments import split_keys, sweep
 from uncertain_rl.spec import Experiment
 
@@ -237,6 +238,9 @@ def tree_experiment(
     return sweep(exp, progress=progress)
 
 
+DEEP_SEA_VARIANTS = dict(deterministic='deep_sea', stochastic='deep_sea_stochastic')  # the paper's two
+
+
 def deep_sea_sweep(
     size: int,
     variant: str,
@@ -249,7 +253,7 @@ def deep_sea_sweep(
     **config,
 ) -> tuple:
     "TDU on Deep Sea for every beta x prior scale x seed: bsuite's solved-at episodes `[betas, scales, seeds]`."
-    env = 'deep_sea' if variant == 'deterministic' else 'deep_sea_stochastic'
+    env = DEEP_SEA_VARIANTS[check_choice('variant', variant, tuple(DEEP_SEA_VARIANTS))]
     exp = Experiment(
         TDUConfig(**config),
         env,
