@@ -100,10 +100,15 @@ def preset_sources(modules) -> dict:
     return {agent: sorted({m for m, _ in found}) for agent, found in contributed_presets(modules).items()}
 
 
+def agent_modules() -> list:
+    "Our agent modules that declare entries, in reading order (imports them all)."
+    return sorted(declaring_modules(AGENTS_PACKAGE), key=_reading_order)
+
+
 def builtin_entries() -> list:
     """Every entry of our own agent modules, in reading order, each with the presets other modules declare for it
     (imports them all)."""
-    modules = sorted(declaring_modules(AGENTS_PACKAGE), key=_reading_order)
+    modules = agent_modules()
     contributed = contributed_presets(modules)
     return [with_contributed(e, contributed) for m in modules for e in module_entries(m)]
 
@@ -126,6 +131,10 @@ class DeclaredRegistry(Mapping):
     def builtin_modules(self) -> dict:
         raise NotImplementedError  # our names -> the module declaring each
 
+    def completed(self, entry):
+        "One of our entries as the registry holds it: as its module declares it, unless a subclass adds to it."
+        return entry
+
     def extra(self) -> dict:
         "The entries that are not ours: installed packages' (loaded on first use) and run-time registrations."
         if not self._plugins:
@@ -147,7 +156,7 @@ class DeclaredRegistry(Mapping):
         modules = self.builtin_modules()
         if name in modules:
             for e in declared(importlib.import_module(modules[name]), self.entry_type):
-                self._loaded[e.name] = e
+                self._loaded[e.name] = self.completed(e)
             return self._loaded[name]
         return self.extra()[name]
 
@@ -178,19 +187,15 @@ class AgentRegistry(DeclaredRegistry):
                 if CATALOG_FILE.exists()
                 else dict(
                     agents=[describe_agent(e) for e in builtin_entries()],
-                    presets_from=preset_sources(declaring_modules(AGENTS_PACKAGE)),
+                    presets_from=preset_sources(agent_modules()),
                 )
             )
         return {a['name']: a['module'] for a in self._catalog['agents']}
 
-    def __getitem__(self, name: str):
-        modules = self.builtin_modules()
-        if name not in self._loaded and name in modules:  # ours: its module's entries, with others' presets for them
-            sources = self._catalog.get('presets_from', {})
-            for e in declared(importlib.import_module(modules[name]), self.entry_type):
-                contributed = contributed_presets([importlib.import_module(m) for m in sources.get(e.name, ())])
-                self._loaded[e.name] = with_contributed(e, contributed)
-        return super().__getitem__(name)
+    def completed(self, entry: AgentEntry) -> AgentEntry:
+        "One of our agents with the presets other modules declare for it (the catalog's `presets_from` names them)."
+        sources = self._catalog.get('presets_from', {}).get(entry.name, ())
+        return with_contributed(entry, contributed_presets([importlib.import_module(m) for m in sources]))
 
 
 AGENTS = AgentRegistry()
@@ -325,7 +330,7 @@ def build_catalog() -> dict:
 
     return dict(
         agents=[describe_agent(e) for e in builtin_entries()],
-        presets_from=preset_sources(declaring_modules(AGENTS_PACKAGE)),
+        presets_from=preset_sources(agent_modules()),
         loop_signals=[asdict(s) for s in LOOP_SIGNALS],
         envs=[describe_env(e) for e in builtin_env_entries()],
     )

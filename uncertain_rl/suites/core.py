@@ -96,7 +96,7 @@ def _declared(name: str, agents: bool = False) -> list:
     if agents:
         from uncertain_rl import registry
 
-        modules += sorted(registry.declaring_modules(registry.AGENTS_PACKAGE), key=registry._reading_order)
+        modules += registry.agent_modules()
         groups.append(registry.ENTRY_POINT_GROUP)
     modules += [ep.load() for g in groups for ep in importlib.metadata.entry_points(group=g)]
     return [d for m in modules for d in getattr(m, name, ())]
