@@ -65,30 +65,57 @@ def _ours(obj, package: str) -> bool:
     return (getattr(obj, '__module__', None) or '').split('.')[0] == package
 
 
-def _referenced(tree: ast.AST, namespace: dict, module: str, package: str) -> list:
-    "(name, object) of what the code in `tree` names, looked up as it would look it up; `package`'s imports followed."
+def _names_in(tree: ast.AST, module: str) -> tuple:
+    """What the code in `tree` (of module `module`) names, in the order `ast.walk` meets it: `('name', id)`,
+    `('attribute', base, attr)` for `base.attr`, `('import', absolute module, names)` for `from ... import names`."""
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in namespace:
-            found.append((node.id, namespace[node.id]))
+        if isinstance(node, ast.Name):
+            found.append(('name', node.id))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            base = namespace.get(node.value.id)
-            if inspect.ismodule(base) and base.__name__.split('.')[0] == package and hasattr(base, node.attr):
-                found.append((node.attr, getattr(base, node.attr)))
+            found.append(('attribute', node.value.id, node.attr))
         elif isinstance(node, ast.ImportFrom):
             name = (
                 importlib.util.resolve_name('.' * node.level + (node.module or ''), module.rpartition('.')[0])
                 if node.level
                 else node.module
             )
-            if name.split('.')[0] != package:
-                continue
-            target = importlib.import_module(name)
-            found += [
-                (a.name, getattr(target, a.name, None) or importlib.import_module(f'{name}.{a.name}'))
-                for a in node.names
-            ]
+            found.append(('import', name, tuple(a.name for a in node.names)))
+    return tuple(found)
+
+
+@functools.cache
+def _source(obj) -> tuple | None:
+    """`(syntax tree as text, what it names)` of a function or class (None: no source): read and parsed once a process,
+    since the source of a live object cannot change under it; what the names refer to is looked up at each use."""
+    tree = _syntax(obj)
+    return None if tree is None else (ast.dump(tree), _names_in(tree, obj.__module__))
+
+
+def _referenced(names: tuple, namespace: dict, package: str) -> list:
+    """(name, object) of what `names` (`_names_in`) refer to, looked up as the code would look them up, now;
+    `package`'s imports followed."""
+    found = []
+    for kind, *rest in names:
+        if kind == 'name' and rest[0] in namespace:
+            found.append((rest[0], namespace[rest[0]]))
+        elif kind == 'attribute':
+            base = namespace.get(rest[0])
+            if inspect.ismodule(base) and base.__name__.split('.')[0] == package and hasattr(base, rest[1]):
+                found.append((rest[1], getattr(base, rest[1])))
+        elif kind == 'import' and rest[0].split('.')[0] == package:
+            target = importlib.import_module(rest[0])
+            found += [(a, getattr(target, a, None) or importlib.import_module(f'{rest[0]}.{a}')) for a in rest[1]]
     return found
+
+
+def _cached_source(obj) -> tuple | None:
+    "`_source(obj)`; uncached for the rare class that cannot be a dictionary key."
+    try:
+        hash(obj)
+    except TypeError:
+        return _source.__wrapped__(obj)
+    return _source(obj)
 
 
 def _process_state(name: str, value) -> bool:
@@ -114,13 +141,14 @@ def code_fingerprint(*roots, package: str = 'uncertain_rl') -> str:
         seen.add(id(obj))
         if not (inspect.isfunction(obj) or inspect.isclass(obj)):
             continue
-        tree = _syntax(obj)
-        if tree is None:
+        source = _cached_source(obj)
+        if source is None:
             continue
+        text, names = source
         where = obj.__module__.partition('.')[2]  # relative to the package: the same code, the same name
-        pieces[f'{where}:{obj.__qualname__}'] = ast.dump(tree)
+        pieces[f'{where}:{obj.__qualname__}'] = text
         namespace = obj.__globals__ if inspect.isfunction(obj) else vars(sys.modules[obj.__module__])
-        for name, value in _referenced(tree, namespace, obj.__module__, package):
+        for name, value in _referenced(names, namespace, package):
             if _process_state(name, value):
                 continue
             if inspect.isfunction(value) or inspect.isclass(value) or isinstance(value, functools.partial):
