@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -116,3 +117,23 @@ def refused(capsys, *argv) -> str:
     assert len(err.strip().splitlines()) == 1 and err.startswith('uncertain-rl: error: '), err
     assert 'Traceback' not in err, err
     return err
+
+
+def clone_with_this_tool(tmp_path) -> tuple:
+    """A clone of this checkout with this checkout's `tools/golden.py` committed in it: `(repo, git, run)`, where
+    `git(*args)` runs git there and `run(*args)` runs Python there with its own package, returning the output."""
+    repo = tmp_path / 'repo'
+    subprocess.run(['git', 'clone', '-q', '--local', str(ROOT), str(repo)], check=True)
+
+    def git(*args):
+        subprocess.run(['git', '-C', str(repo), '-c', 'user.name=t', '-c', 'user.email=t@t', *args], check=True)
+
+    def run(*args):
+        env = dict(os.environ, PYTHONPATH=str(repo))
+        done = subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=1500)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    shutil.copy(ROOT / 'tools' / 'golden.py', repo / 'tools' / 'golden.py')  # this checkout's tool
+    git('commit', '-qam', 'base', '--allow-empty')
+    return repo, git, run

@@ -19,9 +19,33 @@ import docs  # noqa: E402
 
 @pytest.fixture(scope='module')
 def site():
-    r = subprocess.run([sys.executable, str(ROOT / 'tools' / 'docs.py')], capture_output=True, text=True, timeout=600)
+    "The site, built unless `_docs/` was built from these very inputs (CI's second pytest run reuses the first's)."
+    r = subprocess.run(
+        [sys.executable, str(ROOT / 'tools' / 'docs.py'), '--if-changed'], capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return docs.OUT
+
+
+def test_a_site_is_reused_only_when_built_from_the_same_inputs(tmp_path):
+    "`--if-changed`'s hash moves with any byte of any input file and with a new file, not with Python's caches."
+    for name in docs.INPUTS:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith(('.md', '.py')):
+            (tmp_path / name).write_text('x')
+        else:
+            (tmp_path / name).mkdir()
+            (tmp_path / name / 'a.txt').write_text('a')
+    first = docs.inputs_hash(tmp_path)
+    (tmp_path / 'nbs' / '__pycache__').mkdir()
+    (tmp_path / 'nbs' / '__pycache__' / 'm.pyc').write_bytes(b'\0')
+    assert docs.inputs_hash(tmp_path) == first
+    (tmp_path / 'nbs' / 'a.txt').write_text('b')
+    assert docs.inputs_hash(tmp_path) != first
+    (tmp_path / 'nbs' / 'a.txt').write_text('a')
+    assert docs.inputs_hash(tmp_path) == first
+    (tmp_path / 'docs' / 'new.md').write_text('')
+    assert docs.inputs_hash(tmp_path) != first
 
 
 @pytest.mark.long

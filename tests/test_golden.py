@@ -6,9 +6,6 @@ jax and jaxlib) they are compared bit for bit; on any other kind within `golden.
 magnitudes), with every integer array (actions, episode lengths, counts, the solved-at episode) still bit for bit."""
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'tools'))
 import golden  # noqa: E402
+from conftest import clone_with_this_tool  # noqa: E402
 
 GOLDEN = json.loads(golden.GOLDEN.read_text())
 EXACT = golden.same_kind(GOLDEN['machine'])
@@ -90,26 +88,6 @@ def test_lineage_keeps_only_what_the_golden_runs_show():
     assert [r.split(':')[0] for r in refused] == ['b|x', 'd|x']  # b: golden runs differ; d: an unchecked class
 
 
-def clone_with_this_tool(tmp_path) -> tuple:
-    """A clone of this checkout with this checkout's `tools/golden.py` committed in it: `(repo, git, run)`, where
-    `git(*args)` runs git there and `run(*args)` runs Python there with its own package, returning the output."""
-    repo = tmp_path / 'repo'
-    subprocess.run(['git', 'clone', '-q', '--local', str(golden.ROOT), str(repo)], check=True)
-
-    def git(*args):
-        subprocess.run(['git', '-C', str(repo), '-c', 'user.name=t', '-c', 'user.email=t@t', *args], check=True)
-
-    def run(*args):
-        env = dict(os.environ, PYTHONPATH=str(repo))
-        done = subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=1500)
-        assert done.returncode == 0, done.stdout + done.stderr
-        return done.stdout
-
-    shutil.copy(golden.ROOT / 'tools' / 'golden.py', repo / 'tools' / 'golden.py')  # this checkout's tool
-    git('commit', '-qam', 'base', '--allow-empty')
-    return repo, git, run
-
-
 @pytest.mark.worktree
 def test_lineage_shows_a_refactor_on_the_machine_at_hand(tmp_path):
     """A refactor made and shown here, on whatever machine runs the tests: in a clone of this checkout, one commit
@@ -166,34 +144,3 @@ def test_same_runs_passes_only_agents_whose_every_run_is_bit_identical():
     agents = {'a@x': 'a', 'a@y': 'a', 'b@x': 'b', 'c@x': 'c'}
     assert golden.same_runs(old, new, list(agents), agents) == {'b'}
     assert golden.same_runs(old, new, ['a@x', 'b@x'], agents) == {'a', 'b'}  # a@y not asked for
-
-
-@pytest.mark.worktree
-def test_lineage_shows_a_refactor_of_a_suites_code(tmp_path):
-    """A suite's code has its lineage too: in a clone, one commit renames local variables of cartpole_noise's metrics
-    (the suite's fingerprint moves, its records do not), and `lineage --since HEAD~1` runs the suite's quick table for
-    DQN with both versions here and writes the entry *old -> new* for the suite; a second commit that changes what a
-    record keeps is refused."""
-    repo, git, run = clone_with_this_tool(tmp_path)
-    suite = repo / 'uncertain_rl' / 'suites' / 'cartpole_noise.py'
-    ledger = repo / 'uncertain_rl' / 'suites' / 'equivalent_code.json'
-
-    def commit_and_lineage(*replacements) -> str:
-        source = suite.read_text()
-        for old, new in replacements:
-            assert source.count(old) == 1, old
-            source = source.replace(old, new)
-        suite.write_text(source)
-        git('commit', '-qam', 'change')
-        return run('tools/golden.py', 'lineage', '--since', 'HEAD~1')
-
-    before = json.loads(ledger.read_text())['replaced']
-    out = commit_and_lineage(
-        ('    raw = np.diff(', '    rows = np.diff('),
-        ('dict(cartpole_run_summary(raw), played', 'dict(cartpole_run_summary(rows), played'),
-    )
-    fresh = json.loads(ledger.read_text())['replaced'][len(before) :]
-    assert 'suite fingerprints moved for 1 suites: cartpole_noise' in out and 'wrote 1 equivalences' in out, out
-    assert [e['suite'] for e in fresh] == ['cartpole_noise'] and 'quick table for dqn' in fresh[0]['evidence']
-    out = commit_and_lineage(('played=int(played), episodes_to_750', 'played=int(played) + 1, episodes_to_750'))
-    assert 'not shown: suite cartpole_noise' in out and 'wrote 0 equivalences' in out, out

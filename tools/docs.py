@@ -3,6 +3,7 @@ and without re-running them: Sphinx with `myst-nb` reads the stored outputs, the
 MathJax is served from the site itself (no network), and Sphinx's own search index makes it searchable offline.
 
     python tools/docs.py            # build _docs/ (warnings are errors)
+    python tools/docs.py --if-changed   # the same, unless _docs/ was built from these very inputs (the tests' way)
     python -m http.server -d _docs  # then open http://127.0.0.1:8000
 
 `docs/` holds the site's own sources: the Sphinx configuration, pages written by hand (the architecture, the API's
@@ -12,6 +13,8 @@ page per notebook in reading order (the methods' sections come from the agents' 
 registered agents, and one API page per public module.
 """
 
+import hashlib
+import importlib.metadata
 import json
 import re
 import shutil
@@ -237,9 +240,32 @@ def write_sources(src: Path = SRC) -> None:
     )
 
 
-def build() -> float:
-    "Build the site into `_docs/`; warnings are errors. Returns the build time in seconds."
+BUILT_FROM = OUT / '.built_from'  # the hash of the inputs of the last build that succeeded
+INPUTS = ('README.md', 'docs', 'nbs', 'uncertain_rl', 'tools/docs.py', str(PREVIEW_RUN.relative_to(ROOT)))
+BUILDERS = ('sphinx', 'myst-nb', 'sphinx-book-theme', 'pydata-sphinx-theme', 'nbformat')
+
+
+def inputs_hash(root: Path = ROOT) -> str:
+    """A hash of everything the site is built from: the files under `INPUTS` (names and bytes; caches left out) and
+    the versions of the packages that build it."""
+    h = hashlib.sha256()
+    for name in INPUTS:
+        top = Path(root) / name
+        for f in sorted([top] if top.is_file() else top.rglob('*')):
+            if f.is_file() and '__pycache__' not in f.parts and '.ipynb_checkpoints' not in f.parts:
+                h.update(f'{f.relative_to(root)}\0'.encode() + f.read_bytes() + b'\0')
+    for package in BUILDERS:
+        h.update(f'{package}=={importlib.metadata.version(package)}\0'.encode())
+    return h.hexdigest()
+
+
+def build(if_changed: bool = False) -> float | None:
+    """Build the site into `_docs/`; warnings are errors. Returns the build time in seconds, or None where `if_changed`
+    and `_docs/` was built from the same inputs (`inputs_hash`) already."""
     start = time.perf_counter()
+    built_from = inputs_hash()
+    if if_changed and BUILT_FROM.is_file() and BUILT_FROM.read_text() == built_from:
+        return None
     write_sources()
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -248,9 +274,12 @@ def build() -> float:
     if r.returncode:
         sys.exit(r.returncode)
     (OUT / '.nojekyll').write_text('')  # GitHub Pages: serve _static/ as it is
+    BUILT_FROM.write_text(built_from)  # last: an interrupted build leaves no stamp
     return time.perf_counter() - start
 
 
 if __name__ == '__main__':
-    seconds = build()
-    print(f'built {OUT} in {seconds:.0f} s')
+    if sys.argv[1:] not in ([], ['--if-changed']):
+        sys.exit(f'usage: python tools/docs.py [--if-changed] (got {" ".join(sys.argv[1:])})')
+    seconds = build(if_changed=sys.argv[1:] == ['--if-changed'])
+    print(f'{OUT} already built from these inputs' if seconds is None else f'built {OUT} in {seconds:.0f} s')

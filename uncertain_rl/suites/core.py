@@ -24,10 +24,12 @@ _all_ = [  # the public names; the others are internal (importable within the pa
 ]
 
 # %% ../../nbs/85_suites.core.ipynb #7fbdb71f
+import functools
 import importlib
 import importlib.metadata
 import json
 import pkgutil
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional
 
@@ -86,6 +88,14 @@ def setting_key(setting: Mapping) -> str:
 ENTRY_POINT_GROUP = 'uncertain_rl.suites'
 
 
+@functools.cache
+def _installed(group: str, path: tuple) -> tuple:
+    """The modules that installed packages name in entry-point group `group`, found on `path` (`sys.path`): the
+    installed packages' metadata is read once for each `sys.path`, not at every lookup of a suite (a report looks one
+    up per record)."""
+    return tuple(ep.load() for ep in importlib.metadata.entry_points(group=group))
+
+
 def _declared(name: str, agents: bool = False) -> list:
     """Every `name` (SUITES or CLAIMS) of our suite modules and of installed packages (entry-point group
     `uncertain_rl.suites`); with `agents`, also of our agent modules (in the documentation's reading order) and of the
@@ -98,7 +108,7 @@ def _declared(name: str, agents: bool = False) -> list:
 
         modules += registry.agent_modules()
         groups.append(registry.ENTRY_POINT_GROUP)
-    modules += [ep.load() for g in groups for ep in importlib.metadata.entry_points(group=g)]
+    modules += [m for g in groups for m in _installed(g, tuple(sys.path))]
     return [d for m in modules for d in getattr(m, name, ())]
 
 

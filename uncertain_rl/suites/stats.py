@@ -605,6 +605,12 @@ def mean_score(scores: np.ndarray) -> float:
     return float(np.mean(np.mean(scores, 0)))
 
 
+# The bootstrap's statistics on a whole stack of resamples ([reps, runs, tasks]) at once: the same numbers as one call
+# per resample (tested below), without the thousands of calls that dominated a report's time.
+iqm.batched = lambda s: stats.trim_mean(s.reshape(len(s), -1), 0.25, axis=1)
+mean_score.batched = lambda s: np.mean(np.mean(s, 1), -1)
+
+
 def median_score(scores: np.ndarray) -> float:
     "The median over tasks of the per-task mean score."
     return float(np.median(np.mean(scores, 0)))
@@ -625,15 +631,22 @@ def average_probability_of_improvement(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(improvement(np.asarray(x, float).T, np.asarray(y, float).T)))
 
 
+average_probability_of_improvement.batched = lambda x, y: np.mean(improvement(x.swapaxes(1, 2), y.swapaxes(1, 2)), -1)
+
+
 def stratified_bootstrap(
     scores: np.ndarray | tuple, statistic: Callable, reps: int = 2000, seed: int = 0, level: float = 0.95
 ) -> Estimate:
-    "`statistic` of [runs, tasks] scores (or a tuple of such) with an interval resampling runs within each task."
+    """`statistic` of [runs, tasks] scores (or a tuple of such) with an interval resampling runs within each task. A
+    statistic with a `batched` attribute (the same function of [reps, runs, tasks] stacks) is called once."""
     arrays = tuple(np.asarray(s, float) for s in (scores if isinstance(scores, tuple) else (scores,)))
     rng = np.random.default_rng(seed)
     idx = [rng.integers(0, a.shape[0], (reps,) + a.shape) for a in arrays]
-    cols = [np.arange(a.shape[1]) for a in arrays]
-    boot = np.array([statistic(*(a[i[r], c] for a, i, c in zip(arrays, idx, cols))) for r in range(reps)])
+    resampled = [a[i, np.arange(a.shape[1])] for a, i in zip(arrays, idx)]  # each [reps, runs, tasks]
+    if hasattr(statistic, 'batched'):
+        boot = np.asarray(statistic.batched(*resampled))
+    else:
+        boot = np.array([statistic(*(r[k] for r in resampled)) for k in range(reps)])
     lo, hi = percentile_interval(boot, level)
     return Estimate(statistic(*arrays), lo, hi)
 
