@@ -242,17 +242,19 @@ def write_sources(src: Path = SRC) -> None:
 
 BUILT_FROM = OUT / '.built_from'  # the hash of the inputs of the last build that succeeded
 INPUTS = ('README.md', 'docs', 'nbs', 'uncertain_rl', 'tools/docs.py', str(PREVIEW_RUN.relative_to(ROOT)))
+NOT_INPUTS = {'__pycache__', '.ipynb_checkpoints', 'viewer.html'}  # caches, and the viewer's page of a run (not read)
 BUILDERS = ('sphinx', 'myst-nb', 'sphinx-book-theme', 'pydata-sphinx-theme', 'nbformat')
 
 
 def inputs_hash(root: Path = ROOT) -> str:
-    """A hash of everything the site is built from: the files under `INPUTS` (names and bytes; caches left out) and
-    the versions of the packages that build it."""
+    """A hash of everything the site is built from: the files under `INPUTS` (names and bytes; caches and the
+    viewer page `uncertain-rl view` writes into a run's folder left out) and the versions of the packages that build
+    it."""
     h = hashlib.sha256()
     for name in INPUTS:
         top = Path(root) / name
         for f in sorted([top] if top.is_file() else top.rglob('*')):
-            if f.is_file() and '__pycache__' not in f.parts and '.ipynb_checkpoints' not in f.parts:
+            if f.is_file() and not set(f.parts) & NOT_INPUTS:
                 h.update(f'{f.relative_to(root)}\0'.encode() + f.read_bytes() + b'\0')
     for package in BUILDERS:
         h.update(f'{package}=={importlib.metadata.version(package)}\0'.encode())

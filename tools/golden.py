@@ -319,9 +319,10 @@ def lineage(since: str, only=None) -> int:
                 recorded[side] = json.loads(out.read_text())
             passed = same_runs(recorded['old'], recorded['new'], runs, agents) if runs else set()
             suite_entries = suite_lineage(tree, Path(tmp), since)
-            # the runs are evidence for the code fingerprinted, and only for it
+            # the runs are evidence for the code fingerprinted, and only for it (no runs: no agent's evidence to check)
             suites_now = suite_fingerprints(ROOT) if suite_entries else {}
-            if code_fingerprints(ROOT) != new or any(suites_now[e['suite']] != e['new'] for e in suite_entries):
+            moved_since = bool(runs) and code_fingerprints(ROOT) != new
+            if moved_since or any(suites_now[e['suite']] != e['new'] for e in suite_entries):
                 sys.exit('lineage: the checkout changed while the golden runs ran; nothing written, run it again')
         finally:
             subprocess.run(['git', '-C', str(ROOT), 'worktree', 'remove', '--force', str(tree)], check=False)
