@@ -47,6 +47,9 @@ FOUNDATIONS = {  # caption -> notebooks, in reading order; the methods' sections
         '13_envs.chain',
         '14_envs.cartpole',
         '15_envs.noise',
+        '16_envs.rewards',
+        '17_envs.bandit',
+        '18_envs.catch',
     ],
 }
 APPLICATIONS = {
