@@ -50,6 +50,8 @@ FOUNDATIONS = {  # caption -> notebooks, in reading order; the methods' sections
         '16_envs.rewards',
         '17_envs.bandit',
         '18_envs.catch',
+        '19_envs.chains',
+        '19c_envs.mountain_car',
     ],
 }
 APPLICATIONS = {

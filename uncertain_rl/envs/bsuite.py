@@ -100,8 +100,10 @@ def bsuite_facts(bsuite_id: str):
 BSUITE_FAMILIES = (  # the environment modules that compile bsuite experiments (each declares BSUITE_LOADERS)
     'uncertain_rl.envs.bandit',
     'uncertain_rl.envs.catch',
+    'uncertain_rl.envs.chains',
     'uncertain_rl.envs.cartpole',
     'uncertain_rl.envs.deep_sea',
+    'uncertain_rl.envs.mountain_car',
 )
 
 
