@@ -52,6 +52,8 @@ FOUNDATIONS = {  # caption -> notebooks, in reading order; the methods' sections
         '18_envs.catch',
         '19_envs.chains',
         '19c_envs.mountain_car',
+        '19d_envs.cartpole_swingup',
+        '19e_envs.mnist',
     ],
 }
 APPLICATIONS = {

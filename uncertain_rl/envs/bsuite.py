@@ -102,7 +102,9 @@ BSUITE_FAMILIES = (  # the environment modules that compile bsuite experiments (
     'uncertain_rl.envs.catch',
     'uncertain_rl.envs.chains',
     'uncertain_rl.envs.cartpole',
+    'uncertain_rl.envs.cartpole_swingup',
     'uncertain_rl.envs.deep_sea',
+    'uncertain_rl.envs.mnist',
     'uncertain_rl.envs.mountain_car',
 )
 
@@ -117,19 +119,13 @@ def compiled_experiments() -> dict:
     return loaders
 
 
-def make(bsuite_id: str):
-    "bsuite's setting `bsuite_id` (e.g. 'catch_noise/7') as a compiled gymnax environment: `(env, params)`."
+def make(bsuite_id: str, **options):
+    """bsuite's setting `bsuite_id` (e.g. 'catch_noise/7') as a compiled gymnax environment: `(env, params)`.
+    `options` go to the environment beside bsuite's settings (MNIST's `directory`)."""
     from bsuite import sweep
 
     if not isinstance(bsuite_id, str) or bsuite_id not in sweep.SETTINGS:
         raise ValueError(
             f"bsuite_id must be an id of bsuite's sweep such as 'catch/0' or 'deep_sea/3', got {bsuite_id!r}"
         )
-    experiment = bsuite_id.split('/')[0]
-    loaders = compiled_experiments()
-    if experiment not in loaders:
-        raise ValueError(
-            f"bsuite_id {bsuite_id!r}: experiment {experiment!r} is not compiled yet (compiled: "
-            f"{', '.join(sorted(loaders))}); run it through the bridge, load_bsuite"
-        )
-    return loaders[experiment](**sweep.SETTINGS[bsuite_id])
+    return compiled_experiments()[bsuite_id.split('/')[0]](**sweep.SETTINGS[bsuite_id], **options)
