@@ -52,7 +52,10 @@ BSUITE_INFO_KEYS = (
     'denoised_return',
     'raw_return',
     'best_episode',
-)  # bsuite's running statistics
+    'total_regret',
+    'total_perfect',
+    'total_upright',
+)  # bsuite's running statistics (its environments' `bsuite_info()`), the columns its analysis reads
 
 
 def episode_bounds(env, env_params=None) -> tuple:
