@@ -198,7 +198,7 @@ def test_cli_through_bsuite_bridge(tmp_path):
         '--agent',
         'dqn',
         '--env',
-        'bsuite:deep_sea/0',
+        'bsuite-python:deep_sea/0',
         '--episodes',
         '3',
         '--seeds',
@@ -209,6 +209,19 @@ def test_cli_through_bsuite_bridge(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert list((tmp_path / 'bsuite' / 'seed_0').glob('*.csv'))
+
+
+def test_cli_trains_a_compiled_bsuite_setting(tmp_path):
+    "`bsuite:ID` is compiled: no bsuite logger, and the per-episode CSV carries bsuite's counters (Catch's regret)."
+    r = cli(
+        'train', '--agent', 'dqn', '--env', 'bsuite:catch/3', '--episodes', '4', '--seeds', '2', '--out', str(tmp_path)
+    )
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / 'bsuite').exists()
+    episodes = pd.read_csv(tmp_path / 'episodes.csv')
+    assert len(episodes) == 8 and (episodes['episode_len'] == 9).all()  # bsuite's column names
+    for _, run in episodes.groupby('seed'):  # Catch pays +1 or -1 once: the regret counts 2 per miss, over the run
+        np.testing.assert_array_equal(run['total_regret'], np.cumsum(1.0 - run['episode_return']))
 
 
 @pytest.mark.parametrize('bsuite_id', ['deep_sea/0', 'cartpole/0'])

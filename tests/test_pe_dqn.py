@@ -127,7 +127,7 @@ def test_pe_dqn_runs_through_the_bsuite_bridge(tmp_path):
                 '--agent',
                 'pe_dqn',
                 '--env',
-                'bsuite:catch/0',
+                'bsuite-python:catch/0',
                 '--episodes',
                 '3',
                 '--seeds',

@@ -244,7 +244,7 @@ def test_cli_trains_tdu_through_the_bsuite_bridge(tmp_path):
                 '--agent',
                 'tdu',
                 '--env',
-                'bsuite:deep_sea/0',
+                'bsuite-python:deep_sea/0',
                 '--episodes',
                 '3',
                 '--seeds',

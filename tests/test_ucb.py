@@ -125,7 +125,7 @@ def test_cli_ensemble_agents_through_the_bsuite_bridge(tmp_path):
                 '--agent',
                 'ucb_infogain',
                 '--env',
-                'bsuite:deep_sea/0',
+                'bsuite-python:deep_sea/0',
                 '--episodes',
                 '3',
                 '--seeds',

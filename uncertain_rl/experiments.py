@@ -147,7 +147,7 @@ def prepare(exp: Experiment) -> Prepared:
             f"({'box' if entry.continuous else 'discrete'} actions), got {exp.env_name!r}"
         )
     settings = exp.settings
-    if isinstance(env, str):  # bsuite:ID, through the bridge
+    if isinstance(env, str):  # bsuite-python:ID, through the bridge
         labels = [dict(seed=s, **setting) for setting in settings for s in exp.seed_list]
         return Prepared(exp, name, entry, config, presets, env, None, labels, None, None, None)
     shortest, longest = episode_bounds(env, exp.env_params)
@@ -387,7 +387,7 @@ def _run_bsuite(prep: Prepared, progress: _Progress, show: bool) -> RunResult:
     logdir = (progress.out or Path(tempfile.mkdtemp(prefix='uncertain_rl-bsuite-'))) / 'bsuite'
     all_logs, start = [], time.perf_counter()
     for label in prep.labels:
-        env, spec = load_bsuite(exp.env[len('bsuite:') :], str(logdir / f"seed_{label['seed']}"))
+        env, spec = load_bsuite(registry.bsuite_id(exp.env), str(logdir / f"seed_{label['seed']}"))
         agent = prep.entry.make(prep.config, spec)
         all_logs.append(run_dm_env(env, agent, jax.random.PRNGKey(label['seed']), exp.episodes, progress=show)[1])
         progress.chunk(

@@ -414,12 +414,24 @@ def env_entry(name: str) -> EnvEntry:
 BSUITE_TWINS = ('deep_sea', 'deep_sea_stochastic', 'cartpole_noise')  # bsuite experiments we also register
 
 
+BSUITE_COMPILED = 'bsuite:'  # bsuite:ID, compiled (envs.bsuite.make)
+BSUITE_PYTHON = 'bsuite-python:'  # bsuite-python:ID, bsuite's own Python environment through the bridge
+
+
+def bsuite_id(env) -> str | None:
+    "The bsuite id in `bsuite:ID` (compiled) or `bsuite-python:ID` (bsuite's Python environment), else None."
+    for prefix in (BSUITE_COMPILED, BSUITE_PYTHON):
+        if isinstance(env, str) and env.startswith(prefix):
+            return env[len(prefix) :]
+    return None
+
+
 def preset_env(env: str) -> str:
-    """The registered environment whose presets apply: `env`, or for `bsuite:NAME/ID` NAME where we register the same
-    task."""
-    if not env.startswith('bsuite:'):
+    """The registered environment whose presets apply: `env`, or for `bsuite:NAME/ID` (or `bsuite-python:NAME/ID`)
+    NAME where we register the same task."""
+    if bsuite_id(env) is None:
         return env
-    name = env[len('bsuite:') :].split('/')[0]
+    name = bsuite_id(env).split('/')[0]
     return name if name in BSUITE_TWINS else env
 
 
@@ -451,10 +463,10 @@ def env_facts(env: str | None, params=None, episodes: int | None = None) -> EnvF
     """What the registered environment `env` (or bsuite's twin of `bsuite:NAME/ID`) declares at `params` (None: its
     defaults); without a declared horizon, the run's `episodes` stand in. Unknown environments declare nothing."""
     name = None if env is None else preset_env(env)
-    if name not in ENVS and name is not None and name.startswith('bsuite:'):  # bsuite's own, through the bridge
+    if name not in ENVS and bsuite_id(name) is not None:  # bsuite's, compiled or through the bridge
         from uncertain_rl.envs.bsuite import bsuite_facts
 
-        return bsuite_facts(name[len('bsuite:') :])
+        return bsuite_facts(bsuite_id(name))
     if name not in ENVS:
         return EnvFacts(horizon=episodes)
     entry = ENVS[name]

@@ -33,8 +33,9 @@ class Experiment:
     Attributes:
       agent: a registered agent's name (`uncertain-rl agents` lists them), or a config object of a registered
         agent's class. Default 'boot_dqn'.
-      env: a registered environment's name ('deep_sea', 'cartpole', ...), 'bsuite:ID' for any bsuite experiment
-        (through the bridge), or a gymnax environment object. Default 'deep_sea'.
+      env: a registered environment's name ('deep_sea', 'cartpole', ...), 'bsuite:ID' for any bsuite setting
+        (compiled; 'bsuite-python:ID' through the bridge, bsuite's Python environment), or a gymnax environment
+        object. Default 'deep_sea'.
       episodes: exactly this many episodes per run (an integer >= 1); give this or `steps`, not both.
       steps: exactly this many environment steps per run (an integer >= 1) instead.
       seeds: how many seeds (an integer >= 1: first_seed, first_seed + 1, ...) or a list of distinct seeds >= 0.
@@ -305,19 +306,20 @@ def check_keys(keys, count: int) -> None:
 
 
 def check_env(env) -> None:
-    "`env`: a registered name, 'bsuite:ID' with an ID of bsuite's sweep, or an environment object with reset and step."
+    """`env`: a registered name, 'bsuite:ID' (compiled) or 'bsuite-python:ID' (bsuite's Python environment) with an
+    ID of bsuite's sweep, or an environment object with reset and step."""
     if isinstance(env, str):
-        if env.startswith('bsuite:'):
+        if registry.bsuite_id(env) is not None:
             from bsuite import sweep
 
-            if env[len('bsuite:') :] not in sweep.SETTINGS:
+            if registry.bsuite_id(env) not in sweep.SETTINGS:
                 raise ValueError(f"env {env!r}: unknown bsuite id (examples: bsuite:deep_sea/0, bsuite:cartpole/0)")
         else:
             registry.env_entry(env)
     elif not all(hasattr(env, m) for m in ('reset', 'step', 'default_params')):
         raise ValueError(
-            f"env must be a registered environment's name ({', '.join(registry.ENVS)}), 'bsuite:ID' or a "
-            f"gymnax environment, got {env!r}"
+            f"env must be a registered environment's name ({', '.join(registry.ENVS)}), 'bsuite:ID', "
+            f"'bsuite-python:ID' or a gymnax environment, got {env!r}"
         )
 
 
@@ -377,7 +379,7 @@ def spec_value(name: str, value):
         }
     if name == 'env' and not isinstance(value, str):
         raise ValueError(
-            f"env is an object ({type(value).__name__}); a spec holds registered names and 'bsuite:ID' only"
+            f"env is an object ({type(value).__name__}); a spec holds registered names and bsuite ids only"
         )
     if name == 'stop_when' and callable(value):
         raise ValueError("stop_when is a function; a spec holds 'solved' or None only")
@@ -428,8 +430,13 @@ def keys_from_spec(value) -> jax.Array:
 
 
 def make_environment(exp: Experiment) -> tuple:
-    "(environment, its registry entry or None) of the experiment; a bsuite id stays a name (the bridge loads it)."
-    if exp.env_name is None or exp.env_name.startswith('bsuite:'):
+    """(environment, its registry entry or None) of the experiment: `bsuite:ID` compiled (`envs.bsuite.make`, its
+    default parameters bsuite's setting); `bsuite-python:ID` stays a name (the bridge loads bsuite's environment)."""
+    if exp.env_name is not None and exp.env_name.startswith(registry.BSUITE_COMPILED):
+        from uncertain_rl.envs.bsuite import make
+
+        return make(registry.bsuite_id(exp.env_name))[0], None
+    if exp.env_name is None or registry.bsuite_id(exp.env_name) is not None:
         return exp.env, None
     try:
         env = registry.make_env(exp.env_name, exp.size, exp.mapping_seed)
@@ -456,7 +463,7 @@ def env_params_from_spec(name: str, value, experiment: 'Experiment'):
     the data's 'class' must name it, and give each of its fields as numbers of a numeric dtype."""
     if not isinstance(value, Mapping) or set(value) != {'class', 'fields', 'dtypes'}:
         raise ValueError(f"{name} must be {{'class': ..., 'fields': ..., 'dtypes': ...}}, got {str(value)[:80]}")
-    if experiment.env_name is None or experiment.env_name.startswith('bsuite:'):
+    if experiment.env_name is None or registry.bsuite_id(experiment.env_name) is not None:
         raise ValueError(
             f"{name}: a spec holds the parameters of a registered environment only, got env {experiment.env!r}"
         )

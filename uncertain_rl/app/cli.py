@@ -57,7 +57,8 @@ def add_run_options(t: argparse.ArgumentParser) -> None:
         '--env',
         default='deep_sea',
         metavar='NAME',
-        help=f"one of {', '.join(registry.ENVS)}, or bsuite:ID (any bsuite experiment, e.g. bsuite:cartpole/0)",
+        help=f"one of {', '.join(registry.ENVS)}, or bsuite:ID (any setting of bsuite's sweep, compiled, e.g. "
+        "bsuite:catch/0), or bsuite-python:ID (bsuite's own Python environment, through the bridge)",
     )
     run.add_argument(
         '--size', type=int, default=10, help='Deep Sea size N, the binary tree depth L, or the chain length N'
@@ -258,15 +259,17 @@ def check_args(args) -> None:
     "Raise `UsageError` (one line) for anything the catalog can tell is wrong; set the run directory."
     if args.agent not in registry.AGENTS:
         raise UsageError(f"--agent must be one of {', '.join(registry.AGENTS)}, got {args.agent!r}")
-    if args.env.startswith('bsuite:'):
+    if registry.bsuite_id(args.env) is not None:
         from bsuite import sweep
 
-        if args.env[len('bsuite:') :] not in sweep.SETTINGS:
+        if registry.bsuite_id(args.env) not in sweep.SETTINGS:
             raise UsageError(f"--env {args.env!r}: unknown bsuite id (examples: bsuite:deep_sea/0, bsuite:cartpole/0)")
         if registry.catalog_entry(args.agent)['continuous']:
             raise UsageError(f"--agent {args.agent} needs box actions; bsuite's environments have discrete ones")
     elif args.env not in registry.ENVS:
-        raise UsageError(f"--env must be one of {', '.join(registry.ENVS)} or bsuite:ID, got {args.env!r}")
+        raise UsageError(
+            f"--env must be one of {', '.join(registry.ENVS)}, bsuite:ID or bsuite-python:ID, got {args.env!r}"
+        )
     elif not registry.runs_on(args.agent, args.env):
         fit = [e for e in registry.ENVS if registry.runs_on(args.agent, e)]
         raise UsageError(f"--agent {args.agent} runs on --env {'|'.join(fit)} only, got --env {args.env}")
