@@ -26,6 +26,7 @@ from uncertain_rl.envs.cartpole import (
     LENGTH,
     MASS_CART,
     MASS_POLE,
+    Cartpole,
     CartpoleState,
     cartpole_dynamics,
     max_steps,
@@ -122,18 +123,9 @@ class CartpoleSwingup(RunningStatistics, environment.Environment):
     def observation(self, state: SwingupState, params: SwingupParams) -> jax.Array:
         "bsuite's `(1, 8)` observation: Cartpole's six numbers, then +1/-1: |x|, |theta_dot| under their limits."
         flag = lambda v, limit: jnp.where(jnp.abs(v) < limit, 1.0, -1.0)
-        return jnp.stack(
-            [
-                state.x / self.x_threshold,
-                state.x_dot / self.x_threshold,
-                jnp.sin(state.theta),
-                jnp.cos(state.theta),
-                state.theta_dot,
-                state.time * self.timescale / self.max_time,
-                flag(state.x, params.x_reward_threshold),
-                flag(state.theta_dot, params.theta_dot_threshold),
-            ]
-        ).astype(jnp.float32)[None]
+        flags = jnp.stack([flag(state.x, params.x_reward_threshold), flag(state.theta_dot, params.theta_dot_threshold)])
+        cartpole = Cartpole.observation(self, state)  # the same six numbers (this class has Cartpole's scales)
+        return jnp.concatenate([cartpole, flags]).astype(jnp.float32)[None]
 
     def reset_env(self, key, params):
         "Every coordinate uniform in `[-init_range, init_range]`, the angle around pi: the pole hangs down."
