@@ -224,6 +224,16 @@ def test_cli_trains_a_compiled_bsuite_setting(tmp_path):
         np.testing.assert_array_equal(run['total_regret'], np.cumsum(1.0 - run['episode_return']))
 
 
+def test_cli_says_in_one_line_how_to_fetch_mnist(tmp_path, monkeypatch, capsys):
+    "Without the digits in the cache, `bsuite:mnist/ID` is refused before anything is written, never downloaded."
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'empty'))
+    args = ['train', '--agent', 'dqn', '--env', 'bsuite:mnist/0', '--episodes', '2', '--out', str(tmp_path / 'run')]
+    assert main([*args, '--no-progress']) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'fetch_mnist()' in err[0], err
+    assert not (tmp_path / 'run').exists() and not (tmp_path / 'empty').exists()
+
+
 @pytest.mark.parametrize('bsuite_id', ['deep_sea/0', 'cartpole/0'])
 @pytest.mark.parametrize(
     'make, config',
