@@ -121,7 +121,7 @@ class CartpoleSwingup(RunningStatistics, environment.Environment):
         )
 
     def observation(self, state: SwingupState, params: SwingupParams) -> jax.Array:
-        "bsuite's `(1, 8)` observation: Cartpole's six numbers, then +1 or -1: are `x` and `theta_dot` within their limits."
+        "bsuite's `(1, 8)` observation: Cartpole's six numbers, then +1 or -1: `x`, `theta_dot` within their limits."
         flag = lambda v, limit: jnp.where(jnp.abs(v) < limit, 1.0, -1.0)
         flags = jnp.stack([flag(state.x, params.x_reward_threshold), flag(state.theta_dot, params.theta_dot_threshold)])
         cartpole = Cartpole.observation(self, state)  # the same six numbers (this class has Cartpole's scales)
