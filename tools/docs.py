@@ -68,6 +68,7 @@ APPLICATIONS = {
         '85_suites.core',
         '86_suites.deep_sea',
         '87_suites.cartpole_noise',
+        '87a_suites.bsuite',
         '88a_suites.fingerprints',
         '88_suites.store',
         '88b_suites.cluster',
