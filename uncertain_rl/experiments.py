@@ -150,7 +150,7 @@ def prepare(exp: Experiment) -> Prepared:
     if isinstance(env, str):  # bsuite-python:ID, through the bridge
         labels = [dict(seed=s, **setting) for setting in settings for s in exp.seed_list]
         return Prepared(exp, name, entry, config, presets, env, None, labels, None, None, None)
-    shortest, longest = episode_bounds(env, exp.env_params)
+    shortest, longest = episode_bounds(env, exp.env_params if exp.run_env_params is None else exp.run_env_params)
     steps = exp.steps or exp.episodes * longest
     agent = entry.make(config, gymnax_spec(env, exp.env_params))
     has_cells = hasattr(env, 'cells') and hasattr(env, 'cell_index')

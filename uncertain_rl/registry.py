@@ -521,7 +521,12 @@ def env_catalog_entry(name: str) -> dict:
 
 def runs_on(agent: str, env: str) -> bool:
     """Whether agent `agent` runs on the registered environment `env`: the same kind of actions, in its list if any,
-    and a planning model where the agent plans (from the catalog: the command line asks before it imports JAX)."""
+    and a planning model where the agent plans (from the catalog: the command line asks before it imports JAX). A
+    `bsuite:ID` is discrete, has no planning model, and is in an agent's list where its experiment is."""
+    if bsuite_id(env) is not None:
+        a = catalog_entry(agent)
+        name = bsuite_id(env).split('/')[0]
+        return not a['continuous'] and (not a['envs'] or name in a['envs']) and not a['model_based']
     e, a = env_catalog_entry(env), catalog_entry(agent)
     return (
         a['continuous'] == e['continuous']

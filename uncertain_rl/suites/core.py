@@ -141,6 +141,7 @@ class Profile:
     caps: Mapping = field(default_factory=dict)  # suite -> at most this many episodes a run (absent: bsuite's budget)
     replicas: int | None = None  # how many of bsuite's repeats of a setting (None: all, as bsuite)
     suite_seeds: Mapping = field(default_factory=dict)  # suite -> its seeds, where not `seeds`
+    subsets: Mapping = field(default_factory=dict)  # suite -> bsuite's indices it runs, repeats too (absent: all)
 
     def seeds_of(self, suite: Suite) -> int:
         "How many seeds of `suite` this profile runs."
@@ -154,11 +155,14 @@ class Profile:
         candidates = [*((None, dict(sized[0], size=n)) for n in extra), *enumerate(suite.settings)]
         for i, s in sorted(candidates, key=lambda c: c[1].get('size', 0)):  # sizes off bsuite's sweep, in order
             n = seen[setting_key(s)] = seen.get(setting_key(s), 0) + 1
-            if self.replicas is not None and n > self.replicas:
+            if suite.name in self.subsets:  # bsuite's settings by index, repeats included
+                if i not in self.subsets[suite.name]:
+                    continue
+            elif self.replicas is not None and n > self.replicas:
                 continue
             if 'size' in s and self.sizes is not None and s['size'] not in self.sizes:
                 continue
-            if 'mapping_seed' not in s:
+            if 'mapping_seed' not in s or 'size' not in s:  # Deep Sea's maps; other experiments keep bsuite's
                 kept.append((i, s))
                 continue
             kept += [(i if m == s['mapping_seed'] else None, dict(s, mapping_seed=m)) for m in self.maps]
@@ -174,6 +178,29 @@ class Profile:
 
 
 CARTPOLE_CPU_EPISODES = 50  # the cpu profile's cap on cartpole_noise: early learning, at its measured cost
+_FIRST_OF_EACH_SCALE = (0, 4, 8, 12, 16)  # bsuite's noise and scale sweeps: five scales, four repeats each
+BSUITE_CPU = {  # bsuite's other experiments on the cpu profile: (bsuite's indices run, episodes a run or None)
+    'bandit': ((0, 1, 2, 3), None),  # four action maps, bsuite's 10,000 episodes (one step each)
+    'bandit_noise': (_FIRST_OF_EACH_SCALE, None),
+    'bandit_scale': (_FIRST_OF_EACH_SCALE, None),
+    'catch': ((0, 1, 2, 3), 2_000),
+    'catch_noise': (_FIRST_OF_EACH_SCALE, 2_000),
+    'catch_scale': (_FIRST_OF_EACH_SCALE, 2_000),
+    'cartpole': ((0, 1, 2, 3), 100),
+    'cartpole_scale': (_FIRST_OF_EACH_SCALE, 100),
+    'cartpole_swingup': ((0, 10, 18), 100),  # height thresholds 0, 0.5, 0.9
+    'mountain_car': ((0, 1, 2, 3), 100),
+    'mountain_car_noise': (_FIRST_OF_EACH_SCALE, 100),
+    'mountain_car_scale': (_FIRST_OF_EACH_SCALE, 100),
+    'discounting_chain': ((0, 1, 2, 3, 4), None),  # the five horizons, bsuite's 1,000 episodes
+    'memory_len': ((0, 2, 9, 15, 22), 1_000),  # lengths 1, 3, 10, 30, 100
+    'memory_size': ((0, 2, 9, 16), 1_000),  # bits 1, 3, 10, 40
+    'umbrella_length': ((0, 2, 9, 15, 22), 1_000),  # lengths 1, 3, 10, 30, 100
+    'umbrella_distract': ((0, 9, 22), 1_000),  # distractors 1, 10, 100
+    'mnist': ((), None),  # the digits are not shipped (envs.mnist.fetch_mnist): run them on the bsuite profile
+    'mnist_noise': ((), None),
+    'mnist_scale': ((), None),
+}
 
 PROFILES = {
     p.name: p
@@ -186,22 +213,32 @@ PROFILES = {
         Profile(
             'cpu',
             "Deep Sea 10, 20, 30 on map 42, ten seeds, at most 1,000 episodes a run; cartpole_noise's five "
-            f"scales, four seeds, its first {CARTPOLE_CPU_EPISODES} episodes: early learning (a 2-core machine, hours)",
+            f"scales, four seeds, its first {CARTPOLE_CPU_EPISODES} episodes: early learning; bsuite's 17 other "
+            "experiments on a few settings each (BSUITE_CPU), one seed, bandits and the discounting chain at bsuite's "
+            "episodes, the rest early learning (100 to 2,000 episodes); MNIST not run: its digits are not shipped "
+            "(a 2-core machine, hours)",
             seeds=10,
             sizes=(10, 20, 30),
-            caps=dict(deep_sea=1_000, deep_sea_stochastic=1_000, cartpole_noise=CARTPOLE_CPU_EPISODES),
+            caps=dict(
+                deep_sea=1_000,
+                deep_sea_stochastic=1_000,
+                cartpole_noise=CARTPOLE_CPU_EPISODES,
+                **{name: n for name, (_, n) in BSUITE_CPU.items() if n is not None},
+            ),
             replicas=1,
-            suite_seeds=dict(cartpole_noise=4),
+            suite_seeds=dict(cartpole_noise=4, **{name: 1 for name in BSUITE_CPU}),
+            subsets={name: kept for name, (kept, _) in BSUITE_CPU.items()},
         ),
         Profile(
             'quick',
             "Deep Sea 8 and 10, two seeds, 150 episodes; one 10-episode run of each cartpole_noise scale "
-            "(a smoke test there): minutes",
+            "(a smoke test there), and one 20-episode run of every other experiment but MNIST: minutes",
             seeds=2,
             sizes=(8, 10),
-            caps=dict(deep_sea=150, deep_sea_stochastic=150, cartpole_noise=10),
+            caps=dict(deep_sea=150, deep_sea_stochastic=150, cartpole_noise=10, **{name: 20 for name in BSUITE_CPU}),
             replicas=1,
-            suite_seeds=dict(cartpole_noise=1),
+            suite_seeds=dict(cartpole_noise=1, **{name: 1 for name in BSUITE_CPU}),
+            subsets={name: () if name.startswith('mnist') else (0,) for name in BSUITE_CPU},
         ),
     )
 }

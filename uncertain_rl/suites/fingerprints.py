@@ -177,10 +177,22 @@ def run_fingerprint(agent: str, env) -> str:
     "The fingerprint of the code that trains agent `agent` on the environment object `env` (hashed once a process)."
     from uncertain_rl import loops, registry
 
-    if (agent, type(env)) not in _FINGERPRINTS:
+    wrapped = tuple(type(e) for e in _wrapped(env))  # bsuite's reward wrapper: the environment inside it too
+    if (agent, type(env), wrapped) not in _FINGERPRINTS:
         entry = registry.agent_entry(agent)
-        _FINGERPRINTS[agent, type(env)] = code_fingerprint(entry.make, entry.config_class, type(env), loops.train)
-    return _FINGERPRINTS[agent, type(env)]
+        _FINGERPRINTS[agent, type(env), wrapped] = code_fingerprint(
+            entry.make, entry.config_class, type(env), *wrapped, loops.train
+        )
+    return _FINGERPRINTS[agent, type(env), wrapped]
+
+
+def _wrapped(env) -> list:
+    "The environments inside wrapper `env` (its `env` attribute, recursively), innermost last."
+    inner = []
+    while getattr(env, 'env', None) is not None and not isinstance(env.env, str):
+        env = env.env
+        inner.append(env)
+    return inner
 
 
 _SUITE_FINGERPRINTS = {}  # (experiment, run_params, metrics) -> fingerprint, hashed once a process

@@ -377,18 +377,27 @@ def report(out) -> list:
     for r in records:  # a suite or agent this code does not know: refused in one line, before a lookup fails
         check_known(r, f"{str(Path(out) / STORE_FILE)!r} cannot be reported")
     rows, results = leaderboard(records), check_claims(records)
-    agg = aggregates(rows)
-    write_atomic(Path(out) / 'leaderboard.json', json.dumps(dict(rows=rows, aggregates=agg), indent=1, default=float))
+    agg, caps = aggregates(rows), capabilities(rows)
+    write_atomic(
+        Path(out) / 'leaderboard.json',
+        json.dumps(dict(rows=rows, aggregates=agg, capabilities=caps), indent=1, default=float),
+    )
     write_atomic(Path(out) / 'claims.json', json.dumps(results, indent=1, default=float))
     write_atomic(
         Path(out) / 'leaderboard.md',
         table_markdown(rows)
         + '\n'
         + aggregates_markdown(agg)
+        + capabilities_markdown(caps)
         + "\n## The papers' claims\n\n"
         + claims_markdown(results),
     )
-    plot_leaderboard(rows, Path(out) / 'leaderboard.png')  # optional, so after the tables
+    own = [r for r in rows if r.get('sizes') or r.get('noise_scales')]  # Deep Sea's and cartpole_noise's figure
+    for path, draw, data in (
+        (Path(out) / 'leaderboard.png', plot_leaderboard, own),
+        (Path(out) / 'capabilities.png', plot_capabilities, caps),
+    ):  # optional, so after the tables; a figure left by an earlier report would stand for rows not here
+        draw(data, path) if data else path.unlink(missing_ok=True)
     if any(a['agents'] for a in agg.values()):
         plot_profiles(rows, agg, Path(out) / 'profiles.png')
     else:  # a figure left by an earlier report would stand for aggregates this store does not have
@@ -641,6 +650,87 @@ def plot_solved(records: list, claim: Claim, path=None):
 
 
 CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)  # each test's figure
+
+# %% ../../nbs/89_suites.report.ipynb #1a47d152
+def capabilities(rows: list) -> dict:
+    """Per profile and agent: its score on each of bsuite's experiments (its complete rows), the seven capability
+    scores over them, and the experiments of the profile it has no row for."""
+    from uncertain_rl.suites.bsuite import EXPERIMENTS, capability_scores
+
+    found = {}
+    for r in rows:
+        if r['suite'] in EXPERIMENTS:
+            found.setdefault(r['profile'], {}).setdefault(r['agent'], {})[r['suite']] = r['score']
+    out = {}
+    for profile, agents in sorted(found.items()):
+        runs = [n for n in EXPERIMENTS if profile not in PROFILES or PROFILES[profile].settings(suites()[n])]
+        out[profile] = {
+            agent: dict(
+                experiments=dict(sorted(scores.items())),
+                capabilities=capability_scores(scores),
+                missing=[n for n in runs if n not in scores],
+            )
+            for agent, scores in sorted(agents.items())
+        }
+    return out
+
+
+def reduced(profile: str) -> bool:
+    "Whether `profile` runs less than bsuite's sweep (settings or episodes) somewhere: its scores are not bsuite's."
+    if profile not in PROFILES:
+        return True
+    p = PROFILES[profile]
+    return any(p.capped(s) or len(p.settings(s)) * p.seeds_of(s) < len(s.settings) for s in suites().values())
+
+
+def capabilities_markdown(caps: dict) -> str:
+    "The seven capability scores per profile and agent, with the experiments each rests on."
+    from uncertain_rl.suites.bsuite import CAPABILITIES
+
+    lines = []
+    for profile, agents in caps.items():
+        budget = 'a reduced budget, not bsuite\'s scores' if reduced(profile) else "bsuite's sweep"
+        lines += [
+            f"### bsuite's capabilities, profile {profile} ({budget})",
+            '',
+            '| agent | ' + ' | '.join(c.replace('_', ' ') for c in CAPABILITIES) + ' | experiments | not yet run |',
+            '|---|' + '---:|' * len(CAPABILITIES) + '---:|---|',
+        ]
+        for agent, a in agents.items():
+            cells = ['-' if np.isnan(a['capabilities'][c]) else f"{a['capabilities'][c]:.2f}" for c in CAPABILITIES]
+            lines.append(
+                f"| {agent} | " + ' | '.join(cells) + f" | {len(a['experiments'])} | {', '.join(a['missing']) or '-'} |"
+            )
+        lines.append('')
+    return '\n'.join(lines)
+
+
+def plot_capabilities(caps: dict, path=None):
+    "bsuite's radar of the capability scores, one panel per profile; each panel says what budget made it."
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    from uncertain_rl.suites.bsuite import radar
+
+    fig = plt.figure(figsize=(7.2 * len(caps), 6.4))
+    for k, (profile, agents) in enumerate(caps.items()):
+        ax = fig.add_subplot(1, len(caps), k + 1, polar=True)
+        shown = {
+            (f"{a} ({len(v['experiments'])} of {len(v['experiments']) + len(v['missing'])})" if v['missing'] else a): v[
+                'capabilities'
+            ]
+            for a, v in agents.items()
+        }
+        note = (
+            f'profile {profile}: a reduced budget (fewer settings or episodes than bsuite), not bsuite\'s scores'
+            if reduced(profile)
+            else f"profile {profile}: bsuite's sweep"
+        )
+        radar(shown, title=f'profile {profile}', ax=ax)
+        ax.text(0.5, -0.12, note, transform=ax.transAxes, ha='center', fontsize='small', color='dimgrey')
+    return finish_figure(fig, path)
 
 # %% ../../nbs/89_suites.report.ipynb #paperform2
 def percentiles_by_arm(records: list, claim: Claim, where=None) -> dict:

@@ -374,10 +374,11 @@ def run_experiment(design: Design, arm: Arm, runs: list, devices='all'):
     from uncertain_rl.experiments import Experiment
 
     suite, first = design.suite, runs[0]
-    fields = suite.experiment(first.setting, first.budget, design.stop_early)
+    fields = dict(suite.experiment(first.setting, first.budget, design.stop_early))
+    env_name = fields.pop('env', suite.env)  # a setting may name its own (bsuite:ID: its static fields)
     make = lambda seeds, **more: Experiment(
         arm.agent,
-        suite.env,
+        env_name,
         preset='none',
         overrides=dict(arm.overrides),
         episodes=first.budget,
@@ -418,7 +419,15 @@ def arm_calls(design: Design, arm: Arm, devices='all') -> list:
 
 # %% ../../nbs/88_suites.store.ipynb #5e827ccd
 BSUITE_PREFIX = 'bsuite_id_-_'  # bsuite's CSV file names: bsuite_id_-_deep_sea-0.csv for deep_sea/0
-BSUITE_COLUMNS = ('total_bad_episodes', 'denoised_return', 'raw_return', 'best_episode')  # the environments' own
+BSUITE_COLUMNS = (  # the environments' own counters, where a run's logs have them (`loops.BSUITE_INFO_KEYS`)
+    'total_bad_episodes',
+    'denoised_return',
+    'raw_return',
+    'best_episode',
+    'total_regret',
+    'total_perfect',
+    'total_upright',
+)
 
 
 def bsuite_csv(logs: dict, run: int, played: int) -> str:
