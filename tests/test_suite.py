@@ -441,3 +441,49 @@ def test_a_store_from_before_suite_code_keys_names_its_migration(tmp_path):
     _old_format_store(tmp_path, [])
     with pytest.raises(ValueError, match=r"before records were keyed.*git show 861388c:tools/migrate_suite_code\.py"):
         store.load_records(tmp_path)
+
+
+@pytest.mark.data
+def test_bsuite_summary_analysis_scores_the_committed_logs_as_the_report_does():
+    """Every complete row of the committed cpu table on one of bsuite's experiments: bsuite 0.3.6's own analysis
+    (`load_one_result_set` on each seed's folder of bsuite CSV files, then `summary_analysis.BSUITE_INFO[...].score`)
+    gives each seed the score the report gives it, so the row's score is bsuite's mean over seeds; and bsuite's
+    `ave_score_by_tag` over those scores gives the report's seven capabilities (issue 62, item 5)."""
+    from bsuite.experiments import summary_analysis
+    from bsuite.logging.csv_load import load_one_result_set
+
+    records = store.load_records(COMMITTED)
+    rows = [r for r in report.leaderboard(records) if r['profile'] == 'cpu' and not r['stale']]
+    caps = report.capabilities(rows)['cpu']
+    checked, restore = 0, bsuite_series_append()
+    try:
+        for row in rows:
+            mine = [
+                r
+                for r in records
+                if (r['design'], r['agent'], r['suite']) == ('table:cpu', row['agent'], row['suite'])
+                and r['setting_index'] is not None
+                and verdicts.is_current(r, row['suite'])
+            ]
+            seeds = sorted({r['seed'] for r in mine})
+            if len(mine) != row['runs']:  # a setting off bsuite's sweep (no bsuite file): not bsuite's to score
+                continue
+            folders = {s: {str(COMMITTED / Path(r['csv']).parent) for r in mine if r['seed'] == s} for s in seeds}
+            assert all(len(f) == 1 for f in folders.values()), folders
+            score = summary_analysis.BSUITE_INFO[row['suite']].score
+            theirs = [float(score(load_one_result_set(folders[s].pop()))) for s in seeds]
+            assert np.allclose(theirs, row['seed_scores'], atol=1e-12, equal_nan=True), (row['suite'], theirs)
+            checked += 1
+    finally:
+        restore()
+    assert checked >= 17, checked  # dqn's rows on bsuite's other experiments at least
+    for agent, a in caps.items():
+        table = pd.DataFrame(
+            [
+                dict(bsuite_env=n, score=s, tags=str(summary_analysis.BSUITE_INFO[n].tags))
+                for n, s in a['experiments'].items()
+            ]
+        )
+        theirs = summary_analysis.ave_score_by_tag(table, None).set_index('tag').score
+        for c, v in a['capabilities'].items():
+            assert (np.isnan(v) and np.isnan(theirs[c])) or abs(v - theirs[c]) < 1e-12, (agent, c, v, theirs[c])
