@@ -466,7 +466,7 @@ def env_facts(env: str | None, params=None, episodes: int | None = None) -> EnvF
     if name not in ENVS and bsuite_id(name) is not None:  # bsuite's, compiled or through the bridge
         from uncertain_rl.envs.bsuite import bsuite_facts
 
-        return bsuite_facts(bsuite_id(name))
+        return bsuite_facts(bsuite_id(name), params)
     if name not in ENVS:
         return EnvFacts(horizon=episodes)
     entry = ENVS[name]

@@ -77,24 +77,75 @@ def run_dm_env(env, agent: Agent, key: jax.Array, num_episodes: int, hparams=Non
     return state, {k: np.asarray(v) for k, v in logs.items()}
 
 # %% ../../nbs/11_envs.bsuite.ipynb #9f145f50
-BSUITE_VALUE_RANGES = {  # bsuite experiment -> discount -> (lowest, highest) discounted return
-    'bandit': lambda discount: (0.0, 1.0),
-    'catch': lambda discount: (-1.0, 1.0),
-    'deep_sea': lambda discount: (-1.0, 1.0),
-    'deep_sea_stochastic': lambda discount: (-4.0, 4.0),
-    'cartpole': lambda discount: (0.0, 1 / (1 - discount)),
-    'mountain_car': lambda discount: (-1 / (1 - discount), 0.0),
+CLEAN_RANGES = {  # bsuite's environment -> (its parameters, discount) -> (lowest, highest) discounted clean return
+    'bandit': lambda p, discount: (0.0, 1.0),
+    'catch': lambda p, discount: (-1.0, 1.0),
+    'mnist': lambda p, discount: (-1.0, 1.0),
+    'memory': lambda p, discount: (-1.0, 1.0),
+    'deep_sea': lambda p, discount: (-1.0, 1.0),
+    'deep_sea_stochastic': lambda p, discount: (-4.0, 4.0),
+    'cartpole': lambda p, discount: (0.0, 1 / (1 - discount)),
+    'mountain_car': lambda p, discount: (-1 / (1 - discount), 0.0),
+    'cartpole_swingup': lambda p, discount: (-float(p.move_cost) / (1 - discount), 1 / (1 - discount)),
+    'discounting_chain': lambda p, discount: (0.0, 1.1),
+    'umbrella': lambda p, discount: (
+        -(1 - discount ** float(p.chain_length)) / (1 - discount),
+        (1 - discount ** float(p.chain_length)) / (1 - discount),
+    ),
 }
 
 
-def bsuite_facts(bsuite_id: str):
-    "What bsuite's experiment `bsuite_id` declares to agents: its return range (where bounded) and bsuite's episodes."
+def bsuite_environment(name: str) -> str:
+    "The environment behind bsuite's experiment `name`: catch for catch_noise, memory for memory_len, ..."
+    for suffix in ('_noise', '_scale', '_len', '_size', '_length', '_distract'):
+        if name.endswith(suffix) and name != 'deep_sea_stochastic':
+            name = name[: -len(suffix)]
+    return {'memory': 'memory', 'umbrella': 'umbrella'}.get(name, name)
+
+
+def bsuite_value_range(name: str, params, discount: float) -> tuple:
+    """(lowest, highest) discounted return worth representing on bsuite's experiment `name` with environment
+    parameters `params` (bsuite's reward wrappers' or the bare environment's): the clean range, scaled, widened by 3
+    sd of the discounted noise."""
+    from uncertain_rl.envs.rewards import BsuiteRewardsParams
+
+    wrapped = isinstance(params, BsuiteRewardsParams)
+    inner = params.env_params if wrapped else params
+    noise, scale = (float(params.noise_scale), float(params.reward_scale)) if wrapped else (0.0, 1.0)
+    low, high = CLEAN_RANGES[bsuite_environment(name)](inner, discount)
+    spread = 3 * noise / (1 - discount**2) ** 0.5 if noise else 0.0
+    return (scale * low - spread, scale * high + spread)
+
+
+def bsuite_facts(bsuite_id: str, params=None):
+    """What bsuite's setting `bsuite_id` declares to agents at environment parameters `params` (None: the setting's
+    own): its return range and bsuite's episodes."""
     import importlib
+    from functools import partial
+
     from uncertain_rl.base import EnvFacts
 
     name = bsuite_id.split('/')[0]
     horizon = importlib.import_module(f'bsuite.experiments.{name}.sweep').NUM_EPISODES
-    return EnvFacts(BSUITE_VALUE_RANGES.get(name), horizon)
+    if params is None:
+        params = _setting_params(bsuite_id)
+    return EnvFacts(partial(bsuite_value_range, name, params), horizon)
+
+
+def _setting_params(bsuite_id: str):
+    """The parameters of setting `bsuite_id`; for MNIST, whose digits may not be on this machine, only the reward
+    wrappers' (its range needs no more)."""
+    if not bsuite_id.startswith('mnist'):
+        from uncertain_rl.envs.bsuite import make  # defined below
+
+        return make(bsuite_id)[1]
+    import jax.numpy as jnp
+    from bsuite import sweep
+
+    from uncertain_rl.envs.rewards import BsuiteRewardsParams
+
+    s = sweep.SETTINGS[bsuite_id]
+    return BsuiteRewardsParams(None, jnp.float32(s.get('noise_scale', 0.0)), jnp.float32(s.get('reward_scale', 1.0)))
 
 # %% ../../nbs/11_envs.bsuite.ipynb #875d712e
 BSUITE_FAMILIES = (  # the environment modules that compile bsuite experiments (each declares BSUITE_LOADERS)
