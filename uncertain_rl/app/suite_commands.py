@@ -30,7 +30,9 @@ def add_suite_run_parsers(ss) -> tuple:
     )
     r.add_argument('--agents', required=True, help='registered agents, comma-separated')
     r.add_argument(
-        '--suite', default='deep_sea', help='deep_sea, deep_sea_stochastic and/or cartpole_noise, comma-separated'
+        '--suite',
+        default='deep_sea',
+        help="bsuite's experiments (deep_sea, catch_noise, memory_len, ...), comma-separated, or all of them: all",
     )
     r.add_argument(
         '--profile', default='quick', help='; '.join(f'{p.name}: {p.description}' for p in PROFILES.values())

@@ -787,6 +787,7 @@ def table_designs(agents, suites_=('deep_sea',), profile: str = 'quick') -> list
 
     agents = check_agents(agents)
     names = [suites_] if isinstance(suites_, str) else list(suites_)
+    names = list(suites()) if names == ['all'] else names  # every declared suite: bsuite's 23 experiments
     for s in names:
         check_choice('suite', s, tuple(suites()))
     prof = PROFILES[check_choice('profile', profile, tuple(PROFILES))]
