@@ -10,17 +10,14 @@ import warnings
 warnings.filterwarnings('ignore')
 from bsuite.logging.csv_load import load_one_result_set  # noqa: E402
 
-ANALYSES = ('deep_sea', 'deep_sea_stochastic', 'cartpole_noise')
-
 
 def scores(folder: str) -> dict:
-    "bsuite's score of every suite with logs in `folder`."
+    "bsuite's score of every experiment with logs in `folder` (each of its 23 experiments' own `analysis.score`)."
     df = load_one_result_set(folder)
     out = {}
-    for name in ANALYSES:
+    for name in sorted(df.bsuite_env.unique()):
         mine = df[df.bsuite_env == name]
-        if len(mine):
-            out[name] = float(importlib.import_module(f'bsuite.experiments.{name}.analysis').score(mine))
+        out[name] = float(importlib.import_module(f'bsuite.experiments.{name}.analysis').score(mine))
     return out
 
 

@@ -73,7 +73,8 @@ def leaderboard(records: list, check_code: bool = True) -> list:
     for (design, suite_name, arm), rs in sorted(groups.items()):
         rs, left_out = one_computation(rs)
         expected = expected_runs(design.partition(':')[2], suite_name)
-        if expected is not None and len({(setting_key(r['setting']), r['seed']) for r in rs}) < expected:
+        done = {(setting_key(r['setting']), r['seed'], r.get('prng_seed')) for r in rs}  # bsuite's repeats count apart
+        if expected is not None and len(done) < expected:
             continue
         seeds = sorted({r['seed'] for r in rs})
         summary = suites()[suite_name].summary(rs, seeds)
@@ -511,6 +512,9 @@ def plot_leaderboard(rows: list, path=None):
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
+    rows = [
+        r for r in rows if r.get('sizes') or r.get('noise_scales')
+    ]  # Deep Sea's and cartpole_noise's; the rest: radar
     keys = sorted({(r['profile'], r['suite']) for r in rows})
     fig, axes = plt.subplots(len(keys), 2, figsize=(11, 3.6 * len(keys)), squeeze=False)
     for (left, right), key in zip(axes, keys):
@@ -710,27 +714,31 @@ def plot_capabilities(caps: dict, path=None):
     import matplotlib
 
     matplotlib.use('Agg')
+    import textwrap
+
     import matplotlib.pyplot as plt
 
     from uncertain_rl.suites.bsuite import radar
 
-    fig = plt.figure(figsize=(7.2 * len(caps), 6.4))
+    fig = plt.figure(figsize=(8.0 * len(caps), 8.0))
     for k, (profile, agents) in enumerate(caps.items()):
         ax = fig.add_subplot(1, len(caps), k + 1, polar=True)
-        shown = {
-            (f"{a} ({len(v['experiments'])} of {len(v['experiments']) + len(v['missing'])})" if v['missing'] else a): v[
-                'capabilities'
-            ]
-            for a, v in agents.items()
-        }
+        shown = {a: v['capabilities'] for a, v in agents.items() if not v['missing']}  # every experiment it runs
+        budget = 'a reduced budget (fewer settings or episodes than bsuite), not bsuite\'s scores'
         note = (
-            f'profile {profile}: a reduced budget (fewer settings or episodes than bsuite), not bsuite\'s scores'
-            if reduced(profile)
-            else f"profile {profile}: bsuite's sweep"
+            f"profile {profile}: {budget if reduced(profile) else 'bsuite' + chr(39) + 's sweep'}; "
+            f"{len(shown)} of {len(agents)} agents have every experiment it runs"
         )
         radar(shown, title=f'profile {profile}', ax=ax)
-        ax.text(0.5, -0.12, note, transform=ax.transAxes, ha='center', fontsize='small', color='dimgrey')
-    return finish_figure(fig, path)
+        if ax.get_legend() is not None:
+            ax.legend(loc='upper center', bbox_to_anchor=(0.5, -0.16), ncol=4, fontsize='small')
+        note = textwrap.fill(note, 90)
+        ax.text(0.5, -0.06, note, transform=ax.transAxes, ha='center', va='top', fontsize='small', color='dimgrey')
+    fig.subplots_adjust(left=0.1, right=0.9, top=0.9, bottom=0.25)
+    if path is not None:
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+    return fig
 
 # %% ../../nbs/89_suites.report.ipynb #paperform2
 def percentiles_by_arm(records: list, claim: Claim, where=None) -> dict:

@@ -62,8 +62,13 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
     from uncertain_rl import registry
     from uncertain_rl.suites.fingerprints import run_fingerprint
 
-    size = setting.get('size', 1)
-    return run_fingerprint(agent, registry.make_env(suites()[suite_name].env, size, setting.get('mapping_seed', 42)))
+    suite = suites()[suite_name]
+    name = suite.experiment(setting, 1, False).get('env', suite.env)  # a setting may name its own: bsuite:ID
+    if registry.bsuite_id(name) is not None:
+        from uncertain_rl.envs.bsuite import make
+
+        return run_fingerprint(agent, make(registry.bsuite_id(name))[0])
+    return run_fingerprint(agent, registry.make_env(name, setting.get('size', 1), setting.get('mapping_seed', 42)))
 
 
 def is_current(record: dict, suite_name: str) -> bool:
