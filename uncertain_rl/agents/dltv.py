@@ -56,10 +56,10 @@ def dltv_coefficient(episode, beta, alpha) -> jax.Array:
 # %% ../../nbs/52_agents.dltv.ipynb #0dc151e6
 @dataclass(frozen=True)
 class DLTVConfig(ReplayLearnerConfig):
-    "DLTV-QR as PE-DQN's App. B runs it on bsuite (Table 4's DLTV column)."
+    "DLTV-QR as PE-DQN's App. B runs it on bsuite (Table 4's DLTV column; PE-DQN's narrower network: preset `paper`)."
 
-    hidden_sizes: tuple = option((512,), sizes(), help='hidden layer widths (Table 4: 512)')
-    num_quantiles: int = option(101, integer(2), help='N: quantiles per action (Table 4: 101)')
+    hidden_sizes: tuple = option((128,), sizes(), help='hidden layer widths (Table 4: 512, the preset paper)')
+    num_quantiles: int = option(51, integer(2), help='N: quantiles per action (Table 4: 101, the preset paper)')
     kappa: float = option(1.0, number(0, low_open=True), help='quantile-Huber threshold κ')
     kernel_init: str = option('he_truncated_normal', choice(*KERNEL_INITS), help='weight initialisation')
     row_lookup: bool = option(True, boolean(), help='one-hot observations enter the first layer as row lookups')
@@ -235,6 +235,7 @@ def make_dltv(config: DLTVConfig, spec: EnvSpec) -> Agent:
 
 # %% ../../nbs/52_agents.dltv.ipynb #4110a1a8
 PE_DQN_RIVALS_DOCS = DocsSection("PE-DQN's rivals", ('52_agents.dltv',))
+DLTV_PAPER = dict(hidden_sizes=(512,), num_quantiles=101)  # Table 4's DLTV network: the preset `paper`
 
 ENTRIES = (
     AgentEntry(
@@ -244,6 +245,7 @@ ENTRIES = (
         'DLTV-QR: quantile regression acting on mean + decaying left-truncated deviation (Mavrin et al. 2019)',
         options=('prior_scale', 'beta', 'bonus_alpha'),
         presets=(
+            Preset('paper', DLTV_PAPER, (), "Table 4's network for DLTV: one hidden layer of 512 units, N = 101"),
             Preset(
                 'no_prior',
                 dict(prior_scale=0.0),
