@@ -486,4 +486,4 @@ def test_bsuite_summary_analysis_scores_the_committed_logs_as_the_report_does():
         )
         theirs = summary_analysis.ave_score_by_tag(table, None).set_index('tag').score
         for c, v in a['capabilities'].items():
-            assert (np.isnan(v) and np.isnan(theirs[c])) or abs(v - theirs[c]) < 1e-12, (agent, c, v, theirs[c])
+            assert (v is None and np.isnan(theirs[c])) or abs(v - theirs[c]) < 1e-12, (agent, c, v, theirs[c])

@@ -671,7 +671,7 @@ def capabilities(rows: list) -> dict:
         out[profile] = {
             agent: dict(
                 experiments=dict(sorted(scores.items())),
-                capabilities=capability_scores(scores),
+                capabilities={c: None if np.isnan(v) else v for c, v in capability_scores(scores).items()},  # JSON
                 missing=[n for n in runs if n not in scores],
             )
             for agent, scores in sorted(agents.items())
@@ -701,7 +701,7 @@ def capabilities_markdown(caps: dict) -> str:
             '|---|' + '---:|' * len(CAPABILITIES) + '---:|---|',
         ]
         for agent, a in agents.items():
-            cells = ['-' if np.isnan(a['capabilities'][c]) else f"{a['capabilities'][c]:.2f}" for c in CAPABILITIES]
+            cells = ['-' if a['capabilities'][c] is None else f"{a['capabilities'][c]:.2f}" for c in CAPABILITIES]
             lines.append(
                 f"| {agent} | " + ' | '.join(cells) + f" | {len(a['experiments'])} | {', '.join(a['missing']) or '-'} |"
             )
@@ -723,7 +723,11 @@ def plot_capabilities(caps: dict, path=None):
     fig = plt.figure(figsize=(8.0 * len(caps), 8.0))
     for k, (profile, agents) in enumerate(caps.items()):
         ax = fig.add_subplot(1, len(caps), k + 1, polar=True)
-        shown = {a: v['capabilities'] for a, v in agents.items() if not v['missing']}  # every experiment it runs
+        shown = {  # the agents with every experiment the profile runs; a capability with none: NaN
+            a: {c: np.nan if s is None else s for c, s in v['capabilities'].items()}
+            for a, v in agents.items()
+            if not v['missing']
+        }
         budget = 'a reduced budget (fewer settings or episodes than bsuite), not bsuite\'s scores'
         note = (
             f"profile {profile}: {budget if reduced(profile) else 'bsuite' + chr(39) + 's sweep'}; "
