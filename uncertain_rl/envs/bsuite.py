@@ -98,9 +98,9 @@ CLEAN_RANGES = {  # bsuite's environment -> (its parameters, discount) -> (lowes
 def bsuite_environment(name: str) -> str:
     "The environment behind bsuite's experiment `name`: catch for catch_noise, memory for memory_len, ..."
     for suffix in ('_noise', '_scale', '_len', '_size', '_length', '_distract'):
-        if name.endswith(suffix) and name != 'deep_sea_stochastic':
-            name = name[: -len(suffix)]
-    return {'memory': 'memory', 'umbrella': 'umbrella'}.get(name, name)
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def bsuite_value_range(name: str, params, discount: float) -> tuple:

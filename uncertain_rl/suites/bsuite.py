@@ -29,6 +29,13 @@ if TYPE_CHECKING:  # pandas is imported where it is used: the suite modules load
     import pandas as pd
 
 from uncertain_rl.suites.core import score_by_scaling
+from uncertain_rl.suites.deep_sea import (
+    DEEP_SEA_EPISODES,
+    DEEP_SEA_FORGIVENESS,
+    DEEP_SEA_RULE,
+    STOCHASTIC_RULE,
+    DeepSeaRule,
+)
 
 # %% ../../nbs/87a_suites.bsuite.ipynb #78833118
 def last_row_mean(df, column: str, episodes: int) -> tuple:
@@ -107,15 +114,16 @@ def umbrella_score(group: str) -> Callable:
     return lambda df: below_at_last_row(df, 'total_regret', group, 0.5)
 
 
-def deep_sea_score(threshold: float = 0.9, from_episode: int = 1) -> Callable:
-    "bsuite's Deep Sea rule: per size, solved (bad fraction below `threshold`) before episode 2^N + 100."
+def deep_sea_score(rule: DeepSeaRule = DEEP_SEA_RULE) -> Callable:
+    """bsuite's Deep Sea rule on a data frame: per size, solved (bad fraction below `rule.threshold`, from episode
+    `rule.min_episode`) before episode 2^N + 100 (the rules of `suites.deep_sea`)."""
 
     def score(df) -> float:
-        df = df[(df.episode >= from_episode) & (df.episode <= 10_000)]
+        df = df[(df.episode >= rule.min_episode) & (df.episode <= DEEP_SEA_EPISODES)]
         solved = []
         for size, g in df.groupby('size'):
-            below = g.episode[g.total_bad_episodes / g.episode < threshold]
-            solved.append(len(below) > 0 and below.min() < 2**size + 100)
+            below = g.episode[g.total_bad_episodes / g.episode < rule.threshold]
+            solved.append(len(below) > 0 and below.min() < 2**size + DEEP_SEA_FORGIVENESS)
         return float(np.mean(solved))
 
     return score
@@ -137,7 +145,7 @@ RULES = dict(
     cartpole=cartpole_score,
     cartpole_swingup=swingup_score,
     deep_sea=deep_sea_score(),
-    deep_sea_stochastic=deep_sea_score(0.8, 100),
+    deep_sea_stochastic=deep_sea_score(STOCHASTIC_RULE),
     discounting_chain=discounting_score,
     memory_len=memory_score('memory_length'),
     memory_size=memory_score('num_bits'),
