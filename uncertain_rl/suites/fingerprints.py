@@ -84,12 +84,19 @@ def _names_in(tree: ast.AST, module: str) -> tuple:
     return tuple(found)
 
 
+def _tree_text(tree: ast.AST) -> str:
+    """`tree` as text, the same on every Python we support: Python 3.11's `ast.dump` (3.12 adds an empty
+    `type_params` to every function and class, 3.13 leaves empty fields out unless asked)."""
+    shown = {'show_empty': True} if sys.version_info >= (3, 13) else {}
+    return ast.dump(tree, **shown).replace(', type_params=[]', '')
+
+
 @functools.cache
 def _source(obj) -> tuple | None:
     """`(syntax tree as text, what it names)` of a function or class (None: no source): read and parsed once a process,
     since the source of a live object cannot change under it; what the names refer to is looked up at each use."""
     tree = _syntax(obj)
-    return None if tree is None else (ast.dump(tree), _names_in(tree, obj.__module__))
+    return None if tree is None else (_tree_text(tree), _names_in(tree, obj.__module__))
 
 
 def _referenced(names: tuple, namespace: dict, package: str) -> list:

@@ -149,6 +149,119 @@ def summary_line(groups: dict, tests: dict, task: str = TASK) -> str:
     )
 
 
+def parse_scales(text: str) -> list:
+    "'0.3:4-7,1:8-11': (noise scale, their bsuite ids) per scale; 'S:all' takes every run of their folder."
+    out = []
+    for part in text.split(','):
+        noise, _, ids = part.partition(':')
+        try:
+            out.append((float(noise), None if ids == 'all' else parse_ids(ids)))
+        except ValueError:
+            raise SystemExit(f"--scales must be 'NOISE:A-B,...' (NOISE a number, A-B ids or all), not {part!r}")
+    return out
+
+
+SCALES = '0.1:all,0.3:4-7,1:8-11,3:12-15,10:16-19'  # the five noise scales of the claim's task (bsuite's 20 settings)
+
+
+def scale_groups(theirs: Path, sweep: Path, ours_root: Path, noise: float, ids) -> dict:
+    "Every group at one noise scale: their runs (the committed noise-0.1 runs for `all`, else the sweep's ids)."
+    folder = theirs if ids is None else sweep
+    groups = {n: load_theirs(folder, a, ids) for n, a in THEIRS.items()}
+    ours = ours_root / f'ours_noise_{noise:g}'
+    ours = ours if ours.is_dir() else ours_root / f'ours_noise_{noise:.1f}'
+    return groups | {n: load_ours(ours, a) for n, a in OURS.items() if (ours / a).is_dir()}
+
+
+def stratified(per_scale: dict) -> dict:
+    """Per pair of PAIRS, the log-rank test stratified by noise scale (two-sided, permutation within scales), Holm
+    over the pairs: does one side reach 750 sooner over the five scales taken together?"""
+    tests = {}
+    for a, b in PAIRS:
+        ga = [(g[a], k) for k, g in enumerate(per_scale.values()) if a in g and b in g]
+        gb = [(g[b], k) for k, g in enumerate(per_scale.values()) if a in g and b in g]
+        cat = lambda gs, f: np.concatenate([g[f] for g, _ in gs])  # noqa: E731
+        strata = lambda gs: np.concatenate([np.full(len(g['times']), k) for g, k in gs])  # noqa: E731
+        test = stats.logrank(
+            cat(ga, 'times'),
+            cat(ga, 'events'),
+            cat(gb, 'times'),
+            cat(gb, 'events'),
+            strata(ga),
+            strata(gb),
+            alternative='two-sided',
+        )
+        tests[f'{a} / {b}'] = dict(p=float(test.p), z=float(test.statistic), scales=len(ga))
+    for t, h in zip(tests.values(), stats.holm(np.array([t['p'] for t in tests.values()]))):
+        t['holm'] = float(h)
+    return tests
+
+
+def scales_line(per_scale: dict, tests: dict) -> str:
+    "The Results page's line for the five scales: each scale's medians and agreement, then the stratified tests."
+    parts = []
+    for noise, (groups, pair_tests) in per_scale.items():
+        medians = ', '.join(
+            f"{n} {quartiles(g).split('-')[1]} ({int(g['events'].sum())}/{len(g['times'])})" for n, g in groups.items()
+        )
+        agree = '; '.join(
+            f"{a.removeprefix('their ')}: {agreement_text(pair_tests[f'{a} / {b}']).split(':')[0].split(' (')[0]}"
+            for a, b in IMPLEMENTATION[:2]
+            if f'{a} / {b}' in pair_tests
+        )
+        parts.append(f'noise {noise:g}: medians {medians}; {agree}')
+    strat = '; '.join(
+        f"{n} {'sooner' if t['z'] > 0 else 'later'} (z = {t['z']:.2f}, Holm p = {t['holm']:.2g})"
+        for n, t in tests.items()
+    )
+    return (
+        'The five noise scales of the claim\'s task (their code: ids 0-1 and their seeds at noise 0.1, sweep.sh\'s ids '
+        '4-19 one run each; ours: 20 seeds a scale; training episodes to a 100-episode mean of 750, median, runs '
+        'reaching it): ' + ' | '.join(parts) + '. Log-rank stratified by scale, two-sided, Holm over six: ' + strat
+    )
+
+
+def main_scales(args) -> None:
+    "`--scales`: every noise scale, one block each, then the tests stratified over the scales."
+    per_scale = {}
+    for noise, ids in parse_scales(args.scales):
+        groups = scale_groups(Path(args.theirs), Path(args.sweep), Path(args.ours), noise, ids)
+        per_scale[noise] = (groups, tests_of(groups))
+        print(f'\nnoise {noise:g}:')
+        for n, g in groups.items():
+            print(f"  {n:<26} {len(g['times']):>3} runs {int(g['events'].sum()):>3} reached  {quartiles(g)}")
+        for a, b in IMPLEMENTATION:
+            if f'{a} / {b}' in per_scale[noise][1]:
+                print(f"  {a + ' / ' + b:<50} {agreement_text(per_scale[noise][1][f'{a} / {b}'])}")
+    tests = stratified({k: g for k, (g, _) in per_scale.items()})
+    print('\nlog-rank stratified by noise scale (two-sided, permutation within scales), Holm over the pairs:')
+    for n, t in tests.items():
+        print(
+            f"{n:<50} z = {t['z']:+.2f} ({'a sooner' if t['z'] > 0 else 'a later'})",
+            f"p = {t['p']:.3g}  Holm {t['holm']:.3g}",
+        )
+    if args.summary_out:
+        out = Path(args.summary_out)
+        table = {
+            f'{k:g}': {
+                n: dict(percentiles=quartiles(g), reached=int(g['events'].sum()), runs=len(g['times']))
+                for n, g in gs.items()
+            }
+            for k, (gs, _) in per_scale.items()
+        }
+        data = dict(
+            claim='iv_dqn_cartpole',
+            summary=scales_line(per_scale, tests),
+            groups=table,
+            stratified=tests,
+            per_scale={f'{k:g}': t for k, (_, t) in per_scale.items()},
+        )
+        tmp = out.with_suffix('.json.tmp')
+        tmp.write_text(json.dumps(data, indent=1) + '\n')
+        tmp.replace(out)
+        print(f'\nwrote {out}')
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--theirs', required=True, help="the oracle's committed runs (seed_*/cartpole_noise/...)")
@@ -156,7 +269,15 @@ def main(argv=None) -> None:
     ap.add_argument('--ids', help="only their runs of these bsuite ids ('4-7'): one noise scale of sweep.sh's runs")
     ap.add_argument('--task', default=TASK, help='the task, as the summary line names it')
     ap.add_argument('--summary-out', help='write the claim line for the Results page here')
+    ap.add_argument(
+        '--scales',
+        help=f"every noise scale at once ('{SCALES}'): --theirs holds their noise-0.1 runs, "
+        "--sweep sweep.sh's, --ours the folder of ours_noise_X/",
+    )
+    ap.add_argument('--sweep', help="with --scales: sweep.sh's committed runs (ids 4-19)")
     args = ap.parse_args(argv)
+    if args.scales:
+        return main_scales(args)
     ids = parse_ids(args.ids) if args.ids else None
     groups = {n: load_theirs(Path(args.theirs), a, ids) for n, a in THEIRS.items()}
     groups |= {n: load_ours(Path(args.ours), a) for n, a in OURS.items() if (Path(args.ours) / a).is_dir()}
