@@ -168,7 +168,7 @@ def test_pe_dqn_growth_by_hand(tmp_path):
 def test_the_committed_iv_rl_comparison_is_what_both_sides_logs_give(tmp_path):
     """The Results page's line for our agents beside the authors' IV-RL code, recomputed by compare.py from their
     committed training logs and our arms' committed returns."""
-    (data,) = committed_lines('iv_dqn_cartpole_ours_*.json')
+    (data,) = committed_lines('iv_dqn_cartpole_ours_as_run.json')
     args = [
         '--theirs',
         str(ORACLES / 'iv_rl' / 'as_run_noise_0.1'),
@@ -176,6 +176,34 @@ def test_the_committed_iv_rl_comparison_is_what_both_sides_logs_give(tmp_path):
         str(ORACLES / 'iv_rl' / 'ours_noise_0.1'),
     ]
     assert same_json(recomputed(ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py', args, tmp_path), data) == []
+
+
+@pytest.mark.data
+def test_the_committed_five_scale_iv_rl_comparison_is_what_both_sides_logs_give(tmp_path):
+    """The Results page's line over the five noise scales (`compare.py --scales`), recomputed from their committed runs
+    (noise 0.1 and sweep.sh's ids 4-19) and our arms' committed returns at each scale."""
+    (data,) = committed_lines('iv_dqn_cartpole_ours_scales.json')
+    args = [
+        '--scales',
+        '0.1:all,0.3:4-7,1:8-11,3:12-15,10:16-19',
+        '--theirs',
+        str(ORACLES / 'iv_rl' / 'as_run_noise_0.1'),
+        '--sweep',
+        str(ORACLES / 'iv_rl' / 'as_run_sweep'),
+        '--ours',
+        str(ORACLES / 'iv_rl'),
+    ]
+    assert same_json(recomputed(ROOT / 'benchmarks' / 'oracles' / 'iv_rl' / 'compare.py', args, tmp_path), data) == []
+    # the finding it states: their BootstrapDQN sooner than ours over the scales, and at noise 10 every pair differs
+    assert data['stratified']['their BootstrapDQN / our Bootstrapped DQN']['holm'] < 0.05
+    assert all(
+        data['per_scale']['10'][f'{a} / {b}']['holm'] < 0.05
+        for a, b in (
+            ('their BootstrapDQN', 'our Bootstrapped DQN'),
+            ('their IV_DQN', 'our IV-DQN (uniform)'),
+            ('their IV_DQN', 'our IV-DQN (BIV, ξ = 5)'),
+        )
+    )
 
 
 def test_iv_rl_compare_censors_a_run_that_never_reaches_750(tmp_path):

@@ -221,6 +221,15 @@ def scales_line(per_scale: dict, tests: dict) -> str:
     )
 
 
+def json_finite(x):
+    "`x` with every non-finite float as None (JSON has no NaN or infinity: 'a median not reached')."
+    if isinstance(x, dict):
+        return {k: json_finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_finite(v) for v in x]
+    return None if isinstance(x, float) and not np.isfinite(x) else x
+
+
 def main_scales(args) -> None:
     "`--scales`: every noise scale, one block each, then the tests stratified over the scales."
     per_scale = {}
@@ -257,7 +266,7 @@ def main_scales(args) -> None:
             per_scale={f'{k:g}': t for k, (_, t) in per_scale.items()},
         )
         tmp = out.with_suffix('.json.tmp')
-        tmp.write_text(json.dumps(data, indent=1) + '\n')
+        tmp.write_text(json.dumps(json_finite(data), indent=1, allow_nan=False) + '\n')
         tmp.replace(out)
         print(f'\nwrote {out}')
 
