@@ -8,6 +8,8 @@
 #   LIMIT=400 bash benchmarks/gpu_claims.sh tdu_stochastic_paper   # one claim, at most 400 s of training
 #   bash benchmarks/gpu_claims.sh table:cpu            # the main table (bsuite's protocol, the `cpu` profile)
 #   bash benchmarks/gpu_claims.sh table:bsuite,pe_dqn_scaling_paper   # bsuite's own sweeps, and a claim
+#   SUITES=all AGENTS=ids,dltv JAX_PLATFORMS=cpu bash benchmarks/gpu_claims.sh table:cpu   # the cpu profile's
+#                                                      # bsuite experiments on the machine's cores (one seed a run)
 #
 # A `table:PROFILE` item runs every supported agent's registered default on deep_sea, deep_sea_stochastic and
 # cartpole_noise under that profile, one `suite run` process per agent (each has its own calls; the store's leases keep
@@ -17,16 +19,17 @@
 # an ignored `.whl/` and carry it); set WHEELS=.whl to install them first. The store starts as the committed one
 # (`benchmarks/results/suite/cpu`), plus $SEED_STORE if given (the tarball of an earlier call, unpacked), so finished runs
 # are skipped and a call that the time limit cut resumes from its checkpoint. Everything comes back as one file,
-# $OUT/suite_gpu.tar.gz (the device returns no deep folders), with the plan and one log per claim beside it; merge it
+# $OUT/suite_gpu.tar.gz (the device returns at most 8 files, no deep folders) with the plans and logs inside; merge it
 # here with `tar xzf suite_gpu.tar.gz -C /tmp && uncertain-rl suite merge benchmarks/results/suite/cpu /tmp/suite_gpu`.
 set -u
 CLAIMS=${1:-tdu_stochastic_paper,e_az_learned_paper,pe_dqn_scaling_paper}
 AGENTS=${AGENTS:-boot_dqn,tdu,pe_dqn,iv_dqn,dqn,ddqn,ucb,ucb_infogain,vote,e_az,az,az_ube,e_az_net,az_net,az_ube_net}
-SUITES=deep_sea,deep_sea_stochastic,cartpole_noise
+SUITES=${SUITES:-deep_sea,deep_sea_stochastic,cartpole_noise}  # SUITES=all: every bsuite experiment (needs bsuite's wheels)
 OUT=${OUT:-/tmp/gpu_claims_out}
 STORE=${STORE:-/tmp/suite_gpu}
 LIMIT=${LIMIT:-420}
-mkdir -p "$OUT" "$STORE"
+LOGS=${LOGS:-/tmp/gpu_claims_logs}                   # plans and logs: into the tarball (8 files come back)
+mkdir -p "$OUT" "$STORE" "$LOGS"
 if [ -n "${WHEELS:-}" ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/site "$WHEELS"/*.whl
   mkdir -p /tmp/site/uncertain_rl-0.0.0.dist-info
@@ -36,6 +39,7 @@ fi
 export XLA_PYTHON_CLIENT_PREALLOCATE=false           # several processes share the GPU
 run() { python3 -m uncertain_rl "$@"; }
 run suite merge "$STORE" benchmarks/results/suite/cpu ${SEED_STORE:+"$SEED_STORE"} | tail -1
+touch /tmp/gpu_claims_merged                         # what is newer than this comes back
 plan() {                                              # plan ITEM [--measure K] > FILE: a claim's or a table's plan
   local item=$1; shift
   case $item in
@@ -44,7 +48,7 @@ plan() {                                              # plan ITEM [--measure K] 
   esac
 }
 if [ -n "${DRY:-}" ]; then
-  for c in ${CLAIMS//,/ }; do plan "$c" --measure "${MEASURE:-1}" > "$OUT/plan_${c/:/_}.md"; tail -1 "$OUT/plan_${c/:/_}.md"; done
+  for c in ${CLAIMS//,/ }; do plan "$c" --measure "${MEASURE:-1}" > "$LOGS/plan_${c/:/_}.md"; tail -1 "$LOGS/plan_${c/:/_}.md"; done
   exit 0
 fi
 python3 -c "import jax; print(jax.devices())" > "$OUT/devices.txt" 2>&1
@@ -53,14 +57,18 @@ for c in ${CLAIMS//,/ }; do                           # one process per claim, a
     table:*)
       for a in ${AGENTS//,/ }; do
         timeout --signal=INT "$LIMIT" python3 -m uncertain_rl suite run --agents "$a" --suite "$SUITES" \
-          --profile "${c#table:}" --out "$STORE" --no-progress > "$OUT/${c/:/_}_$a.log" 2>&1 &
+          --profile "${c#table:}" --out "$STORE" --no-progress > "$LOGS/${c/:/_}_$a.log" 2>&1 &
       done ;;
     *)
       timeout --signal=INT "$LIMIT" python3 -m uncertain_rl suite claims --claims "$c" --out "$STORE" --no-progress \
-        > "$OUT/$c.log" 2>&1 & ;;
+        > "$LOGS/$c.log" 2>&1 & ;;
   esac
 done
 wait
-for c in ${CLAIMS//,/ }; do plan "$c" > "$OUT/plan_after_${c/:/_}.md"; echo "$c: $(tail -1 "$OUT/plan_after_${c/:/_}.md")"; done
-tar czf "$OUT/suite_gpu.tar.gz" -C "$(dirname "$STORE")" "$(basename "$STORE")"
+for c in ${CLAIMS//,/ }; do plan "$c" > "$LOGS/plan_after_${c/:/_}.md"; echo "$c: $(tail -1 "$LOGS/plan_after_${c/:/_}.md")"; done
+# the device returns at most 8 files of 16 MiB: the store's database and only the logs written here (the committed
+# ones are in the checkout); merge it here as before
+(cd "$(dirname "$STORE")" && find "$(basename "$STORE")" -type f -newer /tmp/gpu_claims_merged ! -name 'results.sqlite*' \
+  ! -path '*/checkpoints/*' > /tmp/gpu_claims_new && tar czf "$OUT/suite_gpu.tar.gz" "$(basename "$STORE")"/results.sqlite* \
+  -T /tmp/gpu_claims_new -C "$(dirname "$LOGS")" "$(basename "$LOGS")")
 ls -la "$OUT"
