@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ids_regret', 'information_gain', 'ids_ratio', 'IDSConfig', 'ids_for_env', 'c51_sample_loss', 'make_ids', 'ENTRIES']
 
-# %% ../../nbs/53_agents.ids.ipynb #0ffdc9a9
+# %% ../../nbs/53_agents.ids.ipynb #ad845565
 _all_ = [  # the public names; the others are internal (importable within the package, not in __all__)
     'ENTRIES',
     'IDSConfig',
@@ -16,7 +16,7 @@ _all_ = [  # the public names; the others are internal (importable within the pa
     'make_ids',
 ]
 
-# %% ../../nbs/53_agents.ids.ipynb #842c4373
+# %% ../../nbs/53_agents.ids.ipynb #769fe3da
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -47,12 +47,12 @@ from uncertain_rl.ensembles import KERNEL_INITS, EnsembleNetwork, make_ensemble,
 from uncertain_rl.learning import member_optimizer
 from uncertain_rl.agents.ensemble_q import ENSEMBLE_SIGNALS, SMALL_REPLAY
 
-# %% ../../nbs/53_agents.ids.ipynb #0bc6765b
+# %% ../../nbs/53_agents.ids.ipynb #49b9ce15
 def ids_regret(mu: jax.Array, sigma: jax.Array, lam) -> jax.Array:
     "Nikolov et al. (2019), Eq. 7: the regret bound of each action `[A]` from the ensemble's mean and std `[A]`."
     return (mu + lam * sigma).max(-1, keepdims=True) - (mu - lam * sigma)
 
-# %% ../../nbs/53_agents.ids.ipynb #9b9f2496
+# %% ../../nbs/53_agents.ids.ipynb #72c502c7
 def information_gain(epistemic_var: jax.Array, return_var: jax.Array, eps_var=1e-4, eps_info=1e-5) -> jax.Array:
     """Nikolov et al. (2019), Eq. 8, with PE-DQN's App. B normalisation: log(1 + sigma^2 / rho_eps^2) + eps_info per
     action, from the ensemble's variance and the C51 return variance `[A]`."""
@@ -65,7 +65,7 @@ def ids_ratio(q: jax.Array, return_var: jax.Array, lam, eps_var=1e-4, eps_info=1
     mu, var = q.mean(0), q.var(0)
     return ids_regret(mu, jnp.sqrt(var), lam) ** 2 / information_gain(var, return_var, eps_var, eps_info)
 
-# %% ../../nbs/53_agents.ids.ipynb #55fcc487
+# %% ../../nbs/53_agents.ids.ipynb #d35b439b
 @dataclass(frozen=True)
 class IDSConfig(EnsembleQConfig):
     """IDS-C51 as PE-DQN's App. B runs it on bsuite (Table 4's IDS column; the C51 model narrowed as DLTV's and
@@ -124,7 +124,7 @@ def ids_for_env(config: IDSConfig, facts: EnvFacts) -> IDSConfig:
         config = config.replace(v_min=float(low), v_max=float(high))
     return config
 
-# %% ../../nbs/53_agents.ids.ipynb #9e36997f
+# %% ../../nbs/53_agents.ids.ipynb #28e4509a
 class C51Network(NamedTuple):
     "The C51 model, its prior, and the support."
 
@@ -186,7 +186,17 @@ class IDSState:
     ratio_act: jax.Array  # diagnostic: the information ratio of the action last taken
     info_act: jax.Array  # diagnostic: its information gain
 
-# %% ../../nbs/53_agents.ids.ipynb #54bb85d1
+    @property
+    def env_steps(self) -> jax.Array:
+        "Environment steps seen (the counters every replay learner's state shows)."
+        return self.ens.env_steps
+
+    @property
+    def sgd_steps(self) -> jax.Array:
+        "Learning steps taken, the same for both models (one schedule)."
+        return self.ens.sgd_steps
+
+# %% ../../nbs/53_agents.ids.ipynb #eed2137d
 def c51_sample_loss(logits, logits_next_target, support, action, reward, discount) -> jax.Array:
     """C51's loss of one transition: cross-entropy from the projection of r + discount z under the target's
     distribution at a* = argmax of its mean, to softmax(logits[action]) (`logits [A, N]`)."""
@@ -194,7 +204,7 @@ def c51_sample_loss(logits, logits_next_target, support, action, reward, discoun
     a_star = jnp.argmax(p_next @ support)
     return categorical_loss(logits[action], support, reward + discount * support, p_next[a_star])
 
-# %% ../../nbs/53_agents.ids.ipynb #9c4edaa0
+# %% ../../nbs/53_agents.ids.ipynb #57196bba
 def make_ids(config: IDSConfig, spec: EnvSpec) -> Agent:
     "IDS-C51 for an environment with `spec`."
     qnet, c51 = make_q_network(config, spec), make_c51_network(config, spec)
@@ -267,7 +277,7 @@ def make_ids(config: IDSConfig, spec: EnvSpec) -> Agent:
 
     return Agent(init, act, observe, greedy, config.hparams(), cell_signals)
 
-# %% ../../nbs/53_agents.ids.ipynb #df221aad
+# %% ../../nbs/53_agents.ids.ipynb #854f115d
 IDS_PAPER = dict(c51_hidden_sizes=(512,), num_atoms=101)  # Table 4's C51 model for IDS: the preset `paper`
 
 ENTRIES = (
