@@ -149,6 +149,39 @@ def summary_line(groups: dict, tests: dict, task: str = TASK) -> str:
     )
 
 
+def group_row(g: dict) -> dict:
+    "A group's row of the summary's table: its percentiles, how many runs reached 750, how many ran."
+    return dict(percentiles=quartiles(g), reached=int(g['events'].sum()), runs=len(g['times']))
+
+
+def group_line(name: str, g: dict) -> str:
+    "A group's printed line: runs, how many reached 750, the percentiles."
+    return f"{name:<26} {len(g['times']):>3} runs {int(g['events'].sum()):>3} reached  {quartiles(g)}"
+
+
+def agreement_word(t: dict) -> str:
+    "The equivalence test's answer in two words: agree within the margin, or not shown to agree."
+    e = t['equivalence']
+    return f"agree within [{e['margin'][0]:g}, {e['margin'][1]:g}]" if e['equivalent'] else 'not shown to agree'
+
+
+def json_finite(x):
+    "`x` with every non-finite float as None (JSON has no NaN or infinity: 'a median not reached')."
+    if isinstance(x, dict):
+        return {k: json_finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_finite(v) for v in x]
+    return None if isinstance(x, float) and not np.isfinite(x) else x
+
+
+def write_summary(out: Path, data: dict) -> None:
+    "`data` as JSON at `out`, atomically (a temporary file, then a rename), non-finite numbers as null."
+    tmp = out.with_suffix('.json.tmp')
+    tmp.write_text(json.dumps(json_finite(data), indent=1, allow_nan=False) + '\n')
+    tmp.replace(out)
+    print(f'\nwrote {out}')
+
+
 def parse_scales(text: str) -> list:
     "'0.3:4-7,1:8-11': (noise scale, their bsuite ids) per scale; 'S:all' takes every run of their folder."
     out = []
@@ -205,7 +238,7 @@ def scales_line(per_scale: dict, tests: dict) -> str:
             f"{n} {quartiles(g).split('-')[1]} ({int(g['events'].sum())}/{len(g['times'])})" for n, g in groups.items()
         )
         agree = '; '.join(
-            f"{a.removeprefix('their ')}: {agreement_text(pair_tests[f'{a} / {b}']).split(':')[0].split(' (')[0]}"
+            f"{a.removeprefix('their ')}: {agreement_word(pair_tests[f'{a} / {b}'])}"
             for a, b in IMPLEMENTATION[:2]
             if f'{a} / {b}' in pair_tests
         )
@@ -221,15 +254,6 @@ def scales_line(per_scale: dict, tests: dict) -> str:
     )
 
 
-def json_finite(x):
-    "`x` with every non-finite float as None (JSON has no NaN or infinity: 'a median not reached')."
-    if isinstance(x, dict):
-        return {k: json_finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [json_finite(v) for v in x]
-    return None if isinstance(x, float) and not np.isfinite(x) else x
-
-
 def main_scales(args) -> None:
     "`--scales`: every noise scale, one block each, then the tests stratified over the scales."
     per_scale = {}
@@ -238,7 +262,7 @@ def main_scales(args) -> None:
         per_scale[noise] = (groups, tests_of(groups))
         print(f'\nnoise {noise:g}:')
         for n, g in groups.items():
-            print(f"  {n:<26} {len(g['times']):>3} runs {int(g['events'].sum()):>3} reached  {quartiles(g)}")
+            print(f'  {group_line(n, g)}')
         for a, b in IMPLEMENTATION:
             if f'{a} / {b}' in per_scale[noise][1]:
                 print(f"  {a + ' / ' + b:<50} {agreement_text(per_scale[noise][1][f'{a} / {b}'])}")
@@ -250,14 +274,7 @@ def main_scales(args) -> None:
             f"p = {t['p']:.3g}  Holm {t['holm']:.3g}",
         )
     if args.summary_out:
-        out = Path(args.summary_out)
-        table = {
-            f'{k:g}': {
-                n: dict(percentiles=quartiles(g), reached=int(g['events'].sum()), runs=len(g['times']))
-                for n, g in gs.items()
-            }
-            for k, (gs, _) in per_scale.items()
-        }
+        table = {f'{k:g}': {n: group_row(g) for n, g in gs.items()} for k, (gs, _) in per_scale.items()}
         data = dict(
             claim='iv_dqn_cartpole',
             summary=scales_line(per_scale, tests),
@@ -265,10 +282,7 @@ def main_scales(args) -> None:
             stratified=tests,
             per_scale={f'{k:g}': t for k, (_, t) in per_scale.items()},
         )
-        tmp = out.with_suffix('.json.tmp')
-        tmp.write_text(json.dumps(json_finite(data), indent=1, allow_nan=False) + '\n')
-        tmp.replace(out)
-        print(f'\nwrote {out}')
+        write_summary(Path(args.summary_out), data)
 
 
 def main(argv=None) -> None:
@@ -292,7 +306,7 @@ def main(argv=None) -> None:
     groups |= {n: load_ours(Path(args.ours), a) for n, a in OURS.items() if (Path(args.ours) / a).is_dir()}
     print(f'{args.task}; training episodes to a 100-episode mean of 750, 25th-50th-75th (nearest rank)')
     for n, g in groups.items():
-        print(f"{n:<26} {len(g['times']):>3} runs {int(g['events'].sum()):>3} reached  {quartiles(g)}")
+        print(group_line(n, g))
     tests = tests_of(groups)
     print(f'\nratio of Kaplan-Meier medians [95%, Price-Bonett], log-rank p (two-sided), Holm over {len(tests)}')
     for n, t in tests.items():
@@ -302,16 +316,9 @@ def main(argv=None) -> None:
         if f'{a} / {b}' in tests:
             print(f"{a + ' / ' + b:<50} {agreement_text(tests[f'{a} / {b}'])}")
     if args.summary_out:
-        out = Path(args.summary_out)
-        table = {
-            n: dict(percentiles=quartiles(g), reached=int(g['events'].sum()), runs=len(g['times']))
-            for n, g in groups.items()
-        }
+        table = {n: group_row(g) for n, g in groups.items()}
         data = dict(claim='iv_dqn_cartpole', summary=summary_line(groups, tests, args.task), groups=table, tests=tests)
-        tmp = out.with_suffix('.json.tmp')
-        tmp.write_text(json.dumps(data, indent=1) + '\n')
-        tmp.replace(out)
-        print(f'\nwrote {out}')
+        write_summary(Path(args.summary_out), data)
 
 
 if __name__ == '__main__':
