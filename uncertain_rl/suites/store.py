@@ -30,7 +30,7 @@ import socket
 import sqlite3
 import sys
 import time
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -89,8 +89,14 @@ def digest(*parts) -> str:
 
 
 def config_json(config) -> str:
-    "An agent config as sorted JSON."
-    return json.dumps(asdict(config) if is_dataclass(config) else config, sort_keys=True, default=str)
+    """An agent config as sorted JSON, without the fields its class names in `UNKEYED_AT_DEFAULT` where they hold
+    their default: an option added later whose default keeps the old behaviour keeps the stored runs' keys."""
+    if not is_dataclass(config):
+        return json.dumps(config, sort_keys=True, default=str)
+    defaults = {f.name: f.default for f in fields(config)}
+    unkeyed = getattr(config, 'UNKEYED_AT_DEFAULT', ())
+    kept = {k: v for k, v in asdict(config).items() if not (k in unkeyed and v == defaults[k])}
+    return json.dumps(kept, sort_keys=True, default=str)
 
 
 def open_store(out) -> sqlite3.Connection:
