@@ -520,14 +520,28 @@ def call_records(
     ]
 
 
+def other_computing(con: sqlite3.Connection, computing: dict) -> list:
+    "The other jax and jaxlib versions (`computing`'s fields) under which the store holds records, sorted."
+    rows = con.execute('SELECT DISTINCT jax, jaxlib FROM records').fetchall()
+    return [
+        dict(jax=j, jaxlib=l) for j, l in sorted(rows, key=str) if (j, l) != (computing['jax'], computing['jaxlib'])
+    ]
+
+
 def stored_as(
     con: sqlite3.Connection, design: Design, arm: Arm, runs: list, config, records: list, computing: dict
 ) -> list:
     """Per record-to-be of a call, the stored rows of its run ({(design, arm): row}, empty if none): under its own key,
     or under the key the same run had with code this code replaced without changing behaviour (`same_code`): the
-    agent's training code, the suite's, or both."""
+    agent's training code, the suite's, or both; or under another jax and jaxlib the store holds (`other_computing`):
+    the report counts such a run as current, so the planner does not train it again (its record keeps its versions).
+    Its own key first, then other code, then other versions."""
     codes = list(itertools.product(same_code(records[0]['code']), same_code(records[0]['suite_code'])))
-    keyed = [records] + [call_records(design, arm, runs, config, c, computing, s) for c, s in codes[1:]]
+    keyed = [records] + [
+        call_records(design, arm, runs, config, c, v, s)
+        for v in [computing, *other_computing(con, computing)]
+        for c, s in codes
+    ][1:]
     found = stored(con, [r['key'] for rs in keyed for r in rs])
     return [next((found[rs[i]['key']] for rs in keyed if rs[i]['key'] in found), {}) for i in range(len(records))]
 
