@@ -682,8 +682,5 @@ E_AZ_TABULAR_AUTHORS_RIVAL = replace(  # e_az_tabular's design, with the authors
     family='',  # a family of its own: declared after the family e_az had run
 )
 
-CLAIMS = (
-    E_AZ_TABULAR,
-    E_AZ_TABULAR_PAPER,
-    E_AZ_TABULAR_AUTHORS_RIVAL,
-)  # in the family `e_az` with the learned designs (notebook 63_e_az_net)
+# the first two in the family `e_az` with the learned designs (notebook 63_e_az_net); the third in a family of its own
+CLAIMS = (E_AZ_TABULAR, E_AZ_TABULAR_PAPER, E_AZ_TABULAR_AUTHORS_RIVAL)

@@ -408,13 +408,12 @@ def static_part(suite: Suite, setting: dict, model_based: bool) -> str:
     return json.dumps({k: v for k, v in setting.items() if model_based or k not in suite.traced}, sort_keys=True)
 
 
-def length_class(design: Design, arm: Arm, run, devices='all') -> int:
-    """The class of the longest episode `run`'s own setting allows: `ceil(log2(longest))` (1: 0, 2: 1, 3-4: 2, ...),
-    so that the runs of a call differ at most twofold in the steps an episode can take."""
+def length_class(experiment) -> int:
+    """The class of the longest episode the `experiment` of one run allows: `ceil(log2(longest))` (1: 0, 2: 1, 3-4: 2,
+    ...), so that the runs of a call differ at most twofold in the steps an episode can take."""
     from uncertain_rl.experiments import make_environment
     from uncertain_rl.loops import episode_bounds
 
-    experiment = run_experiment(design, arm, [run], devices)
     params = experiment.env_params if experiment.run_env_params is None else experiment.run_env_params
     return (episode_bounds(make_environment(experiment)[0], params)[1] - 1).bit_length()
 
@@ -425,20 +424,15 @@ def arm_calls(design: Design, arm: Arm, devices='all') -> list:
     from uncertain_rl import registry
 
     model_based = registry.agent_entry(arm.agent).model_based
-    configs, classes, groups = {}, {}, {}
+    per_setting, groups = {}, {}  # (setting, budget) -> (config as it runs, length class or None)
     for run in design.runs:
         setting = setting_key(run.setting)
-        if (setting, run.budget) not in configs:
-            configs[setting, run.budget] = run_experiment(design, arm, [run], devices).config()
-        if design.suite.traced and not model_based and setting not in classes:
-            classes[setting] = length_class(design, arm, run, devices)
-        config = configs[setting, run.budget]
-        key = (
-            static_part(design.suite, run.setting, model_based),
-            run.budget,
-            config_json(config),
-            classes.get(setting),
-        )
+        if (setting, run.budget) not in per_setting:
+            experiment = run_experiment(design, arm, [run], devices)
+            lengths = length_class(experiment) if design.suite.traced and not model_based else None
+            per_setting[setting, run.budget] = experiment.config(), lengths
+        config, lengths = per_setting[setting, run.budget]
+        key = (static_part(design.suite, run.setting, model_based), run.budget, config_json(config), lengths)
         groups.setdefault(key, ([], config))[0].append(run)
     return list(groups.values())
 
