@@ -264,6 +264,8 @@ def plan_lines(rows: list, measured: bool) -> list:
             f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f} | "
             f"{hours(r['estimate_seconds'])} | {hours(r['max_seconds'])} |"
             if 'estimate_seconds' in r
+            else ' too large for this machine | - | - | - |'
+            if r.get('too_large')
             else ' - | - | - | - |'
             if measured
             else ''
@@ -275,6 +277,12 @@ def plan_lines(rows: list, measured: bool) -> list:
             f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process "
             f"(at most {hours(sum(r.get('max_seconds', 0) for r in rows))} h: every episode as long as it can be)"
         )
+        large = [r for r in rows if r.get('too_large')]
+        if large:
+            total += (
+                f"; {len(large)} calls ({sum(r['pending'] for r in large)} runs) too large for this machine's "
+                "memory, not timed and not in the estimate"
+            )
     return [*lines, '', total]
 
 

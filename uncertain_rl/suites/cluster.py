@@ -49,12 +49,28 @@ from uncertain_rl.suites.store import (
 )
 
 # %% ../../nbs/88b_suites.cluster.ipynb #plan0002
+TOO_LARGE = (  # a run too large for the machine, as refused: `experiments.check_memory`, `loops.check_program_memory`
+    'the run would need at least',
+    'the compiled training program needs',
+)
+
+
+def timing_experiment(experiment, config, episodes: int):
+    """The `experiment` of a call as `plan_design` times it: its first `episodes` episodes, no stop or checkpoint, and
+    an agent with a replay learning from its first step (`min_replay_size` 1), so that the rate is the learner's."""
+    from dataclasses import replace
+
+    overrides = dict(experiment.overrides)
+    if getattr(config, 'min_replay_size', 1) > 1:
+        overrides['min_replay_size'] = 1
+    return replace(experiment, episodes=episodes, stop_when=None, checkpoint_every=0, overrides=overrides)
+
+
 def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> list:
     '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
     their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, the estimated
     seconds of the whole call (compile, then the budget's episodes at the measured rate) and the most it can take
     (every episode as long as the environment allows, at the measured rate per step).'''
-    from dataclasses import replace
     from uncertain_rl.experiments import make_environment, run as run_experiment_now
     from uncertain_rl.loops import episode_bounds
 
@@ -94,13 +110,14 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
                         ),
                     )
                     if shape not in timed_calls:  # a call that differs only in maps costs the same: timed once
-                        timed = replace(
-                            run_experiment(design, arm, pending, devices),
-                            episodes=k,
-                            stop_when=None,
-                            checkpoint_every=0,
-                        )
-                        res = run_experiment_now(timed)
+                        timed = timing_experiment(run_experiment(design, arm, pending, devices), config, k)
+                        try:
+                            res = run_experiment_now(timed)
+                        except ValueError as e:  # a program too large for this machine's memory: not timed here
+                            if not any(m in str(e) for m in TOO_LARGE):
+                                raise
+                            rows.append(dict(row, too_large=str(e)))
+                            continue
                         # the steps of one run's k episodes (the mean over the call's runs)
                         steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
                         longest = episode_bounds(make_environment(timed)[0])[1]

@@ -305,6 +305,9 @@ def claims_markdown(results: list) -> str:
     "Each claim's design and its comparisons as Markdown."
     lines = []
     for r in results:
+        if r['test'] == 'capabilities':  # a claim on bsuite's capability scores: its own table
+            lines += capability_claim_lines(r)
+            continue
         verdict = r['verdict'] if not r.get('superseded') else f"superseded (its own test: {r['verdict_as_declared']})"
         lines += [
             f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{verdict}**",
@@ -420,18 +423,21 @@ def _ours(result: dict | None) -> str:
     if not result['comparisons']:
         return f"not yet run ({result['missing']} runs missing; {result['device']})"
     stale = ' (stale code)' if result.get('stale') else ''
-    first = result['comparisons'][0]
+    focus = result.get('focus')  # a capability claim: the comparisons on its paper's capabilities
+    shown = [c for c in result['comparisons'] if not focus or c['capability'] in focus]
+    first = shown[0]
     rivals = []
-    for c in result['comparisons']:
+    for c in shown:
         holm = p_text(c, 'p_holm', 2)
         rivals.append(
             f"against {c['rival']} {c['rival_has']}, Holm p {holm if holm.startswith('≤') else '= ' + holm}"
-            + (f" ({c['verdict']})" if len(result['comparisons']) > 1 else '')
+            + (f" ({c['verdict']})" if len(shown) > 1 else '')
         )
     verdict = result['verdict']
     if result.get('superseded'):
         verdict = f"superseded ({result['superseded']}); its own test: {result['verdict_as_declared']}"
-    return f"{verdict}{stale}: {result['arms'][0]['label']} {first['method_has']}; " + '; '.join(rivals)
+    what = f" {', '.join(focus)} score" if focus else ''
+    return f"{verdict}{stale}: {result['arms'][0]['label']}{what} {first['method_has']}; " + '; '.join(rivals)
 
 
 def reproductions(results: list, oracles: dict | None = None) -> list:
@@ -743,6 +749,71 @@ def plot_capabilities(caps: dict, path=None):
         fig.savefig(path, dpi=100)
         plt.close(fig)
     return fig
+
+# %% ../../nbs/89_suites.report.ipynb #capreport1
+def capability_claim_lines(r: dict) -> list:
+    "A capability claim's design, and its comparisons per rival and capability, as Markdown lines."
+    verdict = r['verdict'] if not r.get('superseded') else f"superseded (its own test: {r['verdict_as_declared']})"
+    budget = 'a reduced budget, not bsuite\'s scores' if reduced(r['profile']) else "bsuite's sweep"
+    lines = [
+        f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{verdict}**",
+        '',
+        f"Design: {', '.join(a['label'] for a in r['arms'])} on the {len(r['experiments'])} bsuite experiments of "
+        f"profile {r['profile']} ({budget}), {r['replicates']} replicate sweeps ({r['runs']:,} runs an arm), at "
+        f"most {max(r['budgets']):,} episodes a run; metric: {r['metric']}; test: exact paired permutation per "
+        f"capability and rival, two-sided, α = {r['alpha']}, {family_text(r)}; the verdict rests on "
+        f"{', '.join(r['focus'])} (marked *). Decisions: {r['notes']}.",
+    ]
+    if r.get('superseded'):
+        lines += ['', f"Superseded: {r['superseded']}."]
+    if not r['comparisons']:
+        where = 'a GPU or a cluster' if r['device'] == 'gpu' else 'a CPU'
+        return lines + [
+            '',
+            f"{r['missing']:,} of {r['runs'] * len(r['arms']):,} declared runs are not in the store yet. Runs on "
+            f"{where}; its cost here: `uncertain-rl suite plan claims --claims {r['claim']} --measure 5`; run it "
+            f"with `uncertain-rl suite claims --claims {r['claim']} --out DIR`.",
+            '',
+        ]
+    if r.get('stale'):
+        lines += ['', f"Stale: the runs of {', '.join(r['stale'])} were computed by code this checkout has changed."]
+    level = r['comparisons'][0]['interval_level']
+    lines += [
+        '',
+        f"| capability | {r['arms'][0]['label']} vs rival | method | rival | mean difference [{level:.1%} "
+        f"simultaneous] | smallest detectable (80% power at α/m, m = {r['family']}) | p | Holm p | verdict |",
+        '|---|---|---:|---:|---|---:|---:|---:|---|',
+    ]
+    for c in r['comparisons']:
+        mark = '*' if c['capability'] in r['focus'] else ''
+        low, high = c['interval']
+        effect = '-' if c['estimate'] is None else f"{c['estimate']:+.3f} [{low:+.3f}, {high:+.3f}]"
+        detectable = (
+            c['smallest_detectable_kind'] if c['smallest_detectable'] is None else f"{c['smallest_detectable']:.3f}"
+        )
+        lines.append(
+            f"| {c['capability'].replace('_', ' ')}{mark} | {c['rival']} | {c['method_has']} | {c['rival_has']} | "
+            f"{effect} | {detectable} | {p_text(c)} | {p_text(c, 'p_holm')} | {c['verdict']} |"
+        )
+    differs = {c['rival']: ', '.join(c['differs']) or 'nothing' for c in r['comparisons']}
+    lines += ['', *(f"Configurations of {r['arms'][0]['label']} and {k} differ in: {v}." for k, v in differs.items())]
+    return lines + ['']
+
+
+def plot_capability_claim(records: list, claim, path=None):
+    "bsuite's radar of each arm's capability scores, the mean over the claim's replicate sweeps."
+    from uncertain_rl.suites.bsuite import radar
+    from uncertain_rl.suites.verdicts import capability_runs, replicate_scores
+
+    scores = replicate_scores(claim, capability_runs(records, claim))
+    means = {label: {c: float(np.mean(v)) for c, v in s['capabilities'].items()} for label, s in scores.items()}
+    budget = 'a reduced budget, not bsuite\'s scores' if reduced(claim.profile) else "bsuite's sweep"
+    note = f"profile {claim.profile} ({budget}); the mean of {claim.replicates} replicate sweeps an arm"
+    fig = radar(means, title=claim.title, note=note)
+    return finish_figure(fig, path)
+
+
+CLAIM_FIGURES['capabilities'] = plot_capability_claim
 
 # %% ../../nbs/89_suites.report.ipynb #paperform2
 def percentiles_by_arm(records: list, claim: Claim, where=None) -> dict:

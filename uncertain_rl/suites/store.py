@@ -45,7 +45,18 @@ from uncertain_rl.suites.fingerprints import (
     suite_fingerprint,
     versions,
 )
-from uncertain_rl.suites.core import Arm, Claim, Profile, Suite, bsuite_logged, claims, setting_key, suites, PROFILES
+from uncertain_rl.suites.core import (
+    Arm,
+    CapabilityClaim,
+    Claim,
+    Profile,
+    Suite,
+    bsuite_logged,
+    claims,
+    setting_key,
+    suites,
+    PROFILES,
+)
 
 # %% ../../nbs/88_suites.store.ipynb #5d941af2
 STORE_FILE = 'results.sqlite'
@@ -373,6 +384,24 @@ def claim_design(claim: Claim) -> Design:
     "The design a claim declares."
     runs = tuple(Run(None, setting, seed, seed, claim.budget(setting)) for setting, seed in claim.runs)
     return Design(f'claim:{claim.name}', suites()[claim.suite], claim.arms, runs, claim.stop_early)
+
+
+def capability_designs(claim: CapabilityClaim) -> list:
+    """The designs a capability claim declares: for each of bsuite's experiments its profile runs, the profile's table
+    design with `claim.replicates` seeds of every setting (replicate r is seed r), under the claim's name and arms;
+    the runs keep their table keys, so the table's seed-0 runs of registered defaults are its first replicate."""
+    from dataclasses import replace
+
+    from uncertain_rl.suites.bsuite import EXPERIMENTS
+
+    profile = replace(PROFILES[claim.profile], seeds=claim.replicates, suite_seeds={})
+    designs = [table_design(profile, suites()[name], ()) for name in EXPERIMENTS]
+    return [Design(f'claim:{claim.name}', d.suite, claim.arms, d.runs, d.stop_early) for d in designs if d.runs]
+
+
+def designs_of(claim) -> list:
+    "The designs of a claim: one for a claim on one suite, one per experiment for a capability claim."
+    return capability_designs(claim) if isinstance(claim, CapabilityClaim) else [claim_design(claim)]
 
 # %% ../../nbs/88_suites.store.ipynb #86a17ef7
 def run_experiment(design: Design, arm: Arm, runs: list, devices='all'):
@@ -829,4 +858,4 @@ def table_designs(agents, suites_=('deep_sea',), profile: str = 'quick') -> list
 
 def claim_designs(names=None) -> list:
     "The designs `run_claims` would train (None: the `cpu` claims)."
-    return [claim_design(claims()[n]) for n in claim_names(names)]
+    return [d for n in claim_names(names) for d in designs_of(claims()[n])]

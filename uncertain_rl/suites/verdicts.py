@@ -25,7 +25,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from uncertain_rl.suites import stats
-from uncertain_rl.suites.core import Claim, claims, families, setting_key, suites
+from uncertain_rl.suites.core import CapabilityClaim, Claim, claims, families, setting_key, suites
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #vd000010
 def finite(x):
@@ -393,14 +393,16 @@ def _holm_family(results: list, declared: dict, alpha_of: dict) -> None:
     """Holm's correction over one family's comparisons, every declared one counted (a claim not yet run enters with
     p = 1 for each rival), and the verdicts."""
     comparisons = [c for r in results for c in r['comparisons']]
-    unrun = sum(len(declared[r['claim']].rivals) for r in results if not r['comparisons'])
+    unrun = sum(declared[r['claim']].n_comparisons for r in results if not r['comparisons'])
     for c, adjusted in zip(comparisons, stats.holm([c['p'] for c in comparisons] + [1.0] * unrun)):
         c['p_holm'] = float(adjusted)
     for r in results:
         for c in r['comparisons']:
             c['verdict'] = comparison_verdict(c, alpha_of[r['claim']])
-        if r['comparisons']:
-            r['verdict'] = claim_verdict(r['comparisons'])
+        if r['comparisons']:  # a capability claim's verdict: the capabilities of its paper's statement
+            r['verdict'] = claim_verdict(
+                [c for c in r['comparisons'] if c.get('capability', '') in r.get('focus', [''])]
+            )
 
 
 def check_claims(records: list, declared: dict | None = None, check_code: bool = True) -> list:
@@ -408,14 +410,16 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
     every comparison of its claims, run or not), and verdicts; a superseded claim is tested as it was declared (Holm
     over its own comparisons) and shown as superseded."""
     declared = claims() if declared is None else declared
-    runs = {name: claim_runs(records, c) for name, c in declared.items()}
-    size = {name: len(c.rivals) for name, c in declared.items()}
+    capability = lambda c: isinstance(c, CapabilityClaim)
+    runs = {name: (capability_runs if capability(c) else claim_runs)(records, c) for name, c in declared.items()}
+    size = {name: c.n_comparisons for name, c in declared.items()}
     declared_families = families(declared)
     family_of = {n: (f, names) for f, names in declared_families.items() for n in names}
     results = {}
     for name, c in declared.items():
         fam, names = family_of.get(name, (None, [name]))
-        results[name] = check_claim(records, c, check_code, sum(size[n] for n in names), runs[name])
+        check = check_capability_claim if capability(c) else check_claim
+        results[name] = check(records, c, check_code, sum(size[n] for n in names), runs[name])
         results[name].update(family_name=fam, family_claims=list(names))
     alpha_of = {name: c.alpha for name, c in declared.items()}
     for names in declared_families.values():
@@ -427,3 +431,145 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
             r['verdict_as_declared'] = r['verdict']
             r['verdict'] = 'superseded'
     return list(results.values())
+
+# %% ../../nbs/89a_suites.verdicts.ipynb #capver1
+def capability_runs(records: list, claim: CapabilityClaim) -> dict:
+    "A capability claim's records by arm and experiment, one computation each: {arm: {experiment: records}}."
+    mine = [r for r in records if r['design'] == f'claim:{claim.name}']
+    out = {}
+    for a in claim.arms:
+        by_suite = {}
+        for r in (r for r in mine if r['arm'] == a.label):
+            by_suite.setdefault(r['suite'], []).append(r)
+        out[a.label] = {name: one_computation(rs)[0] for name, rs in sorted(by_suite.items())}
+    return out
+
+
+def capability_missing(claim: CapabilityClaim, by_arm: dict) -> int:
+    "How many declared runs (every arm, experiment, setting and replicate) have no record."
+    from uncertain_rl.suites.store import capability_designs
+
+    runs = lambda rs: {(setting_key(r['setting']), r['seed'], r['prng_seed']) for r in rs}
+    return sum(
+        len(runs([r._asdict() for r in d.runs]) - runs(by_arm.get(a.label, {}).get(d.suite.name, [])))
+        for d in capability_designs(claim)
+        for a in claim.arms
+    )
+
+
+def replicate_scores(claim: CapabilityClaim, by_arm: dict) -> dict:
+    """Per arm: each experiment's score in each replicate sweep (the suite's own rule) and each capability's, as
+    lists over the replicates."""
+    from uncertain_rl.suites.bsuite import CAPABILITIES, capability_scores
+
+    seeds, out = list(range(claim.replicates)), {}
+    for label, by_suite in by_arm.items():
+        experiments = {name: suites()[name].summary(rs, seeds)['seed_scores'] for name, rs in by_suite.items()}
+        caps = [capability_scores({name: s[r] for name, s in experiments.items()}) for r in seeds]
+        out[label] = dict(experiments=experiments, capabilities={c: [x[c] for x in caps] for c in CAPABILITIES})
+    return out
+
+
+def paired_permutation(a, b, level: float) -> dict:
+    """The exact paired permutation test of the mean of `a - b` (two-sided, every sign pattern; `scipy`), the mean
+    difference with Student's interval at `level`, and the smallest difference detected with 80% power at the
+    test's level `1 - level` (t approximation, the observed spread)."""
+    from scipy import stats as sps
+
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d, n = a - b, len(a)
+    mean_difference = lambda x, y, axis: np.mean(x - y, axis=axis)
+    p = sps.permutation_test(
+        (a, b), mean_difference, permutation_type='samples', vectorized=True, n_resamples=np.inf
+    ).pvalue
+    spread = float(np.std(d, ddof=1)) / np.sqrt(n)
+    half = float(sps.t.ppf(0.5 + level / 2, n - 1)) * spread
+    detectable = float(sps.t.ppf(0.5 + level / 2, n - 1) + sps.t.ppf(0.8, n - 1)) * spread
+    return dict(
+        p=float(min(p, 1.0)),
+        estimate=float(d.mean()),
+        interval=[float(d.mean() - half), float(d.mean() + half)],
+        interval_level=level,
+        direction=float(np.sign(d.mean())),
+        smallest_detectable=detectable,
+        smallest_detectable_kind='mean difference, t approximation',
+    )
+
+
+def capability_comparisons(claim: CapabilityClaim, scores: dict, configs: dict, family: int) -> list:
+    "Each rival's paired test on each capability (NaN where an arm has no experiment of it: no evidence, p = 1)."
+    from uncertain_rl.suites.bsuite import CAPABILITIES
+
+    level, out = 1 - claim.alpha / family, []
+    method = scores[claim.method.label]['capabilities']
+    for rival in claim.rivals:
+        theirs = scores[rival.label]['capabilities']
+        for c in CAPABILITIES:
+            a, b = np.asarray(method[c], float), np.asarray(theirs[c], float)
+            if np.isnan(a).any() or np.isnan(b).any():
+                test = dict(p=1.0, estimate=None, interval=[None, None], interval_level=level, direction=0.0)
+                test.update(smallest_detectable=None, smallest_detectable_kind='no experiment of it ran')
+            else:
+                test = paired_permutation(a, b, level)
+            out.append(
+                dict(
+                    test,
+                    rival=rival.label,
+                    capability=c,
+                    effect=f'{c} score, mean difference',
+                    method_has=f'{np.mean(a):.3f}',
+                    rival_has=f'{np.mean(b):.3f}',
+                    power_level=claim.alpha / family,
+                    differs=config_difference(configs[claim.method.label], configs[rival.label]),
+                )
+            )
+    return out
+
+
+def check_capability_claim(
+    records: list, claim: CapabilityClaim, check_code: bool = True, family: int = 1, by_arm: dict | None = None
+) -> dict:
+    """A capability claim's design, and once every run is stored each replicate's scores and each comparison's test,
+    effect and interval (verdicts come with Holm's correction, `check_claims`)."""
+    from uncertain_rl.suites.store import capability_designs
+
+    by_arm = capability_runs(records, claim) if by_arm is None else by_arm
+    designs = capability_designs(claim)
+    out = dict(
+        claim=claim.name,
+        title=claim.title,
+        paper=claim.paper,
+        suite='bsuite',
+        profile=claim.profile,
+        experiments=[d.suite.name for d in designs],
+        metric="bsuite's seven capability scores, each replicate sweep scored by bsuite's rules",
+        test=claim.test,
+        strata='replicate',
+        alpha=claim.alpha,
+        replicates=claim.replicates,
+        runs=sum(len(d.runs) for d in designs),
+        budgets=sorted({r.budget for d in designs for r in d.runs}),
+        stop_early=True,
+        arms=[dict(label=a.label, agent=a.agent, overrides=dict(a.overrides)) for a in claim.arms],
+        effect={},
+        focus=list(claim.focus),
+        notes=claim.notes,
+        reported=claim.reported,
+        scale=claim.scale,
+        device=claim.device,
+        secondary_metrics=[],
+        superseded=claim.superseded,
+        replaced_by=claim.replaced_by,
+        missing=capability_missing(claim, by_arm),
+        family=family,
+        comparisons=[],
+    )
+    if out['missing']:
+        return dict(out, verdict='not yet run')
+    stale = lambda by_suite: any(rs and not is_current(rs[0], name) for name, rs in by_suite.items())
+    out['stale'] = [label for label, by_suite in by_arm.items() if check_code and stale(by_suite)]
+    configs = {label: json.loads(next(iter(by_suite.values()))[0]['config']) for label, by_suite in by_arm.items()}
+    out['scores'] = replicate_scores(claim, by_arm)
+    out['comparisons'] = capability_comparisons(claim, out['scores'], configs, family)
+    out['secondary'] = {}
+    return out
