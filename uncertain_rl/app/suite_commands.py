@@ -270,7 +270,9 @@ def plan_lines(rows: list, measured: bool) -> list:
             if measured
             else ''
         )
-        lines.append(f"| {r['call']} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
+        share = r.get('timed_runs', r['pending'])
+        timed = f" (timed on {share} of its {r['pending']} runs, scaled)" if share < r['pending'] else ''
+        lines.append(f"| {r['call']}{timed} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
     total = f"{sum(r['pending'] for r in rows)} runs, {sum(r['episodes'] for r in rows):,} episodes left"
     if measured:
         total += (

@@ -66,12 +66,29 @@ def timing_experiment(experiment, config, episodes: int):
     return replace(experiment, episodes=episodes, stop_when=None, checkpoint_every=0, overrides=overrides)
 
 
+def timed_share(design: Design, arm, pending: list, config, episodes: int, devices='all') -> tuple:
+    """Time `episodes` episodes of a call (`timing_experiment`) on as many of its `pending` runs as this machine's
+    memory takes: all, else the first half, quarter, ... (a `ValueError` if not even one fits). Returns the timed
+    experiment, its result and how many runs it timed."""
+    from uncertain_rl import experiments
+
+    share = list(pending)
+    while True:
+        timed = timing_experiment(run_experiment(design, arm, share, devices), config, episodes)
+        try:
+            return timed, experiments.run(timed), len(share)
+        except ValueError as e:
+            if not any(m in str(e) for m in TOO_LARGE) or len(share) == 1:
+                raise
+            share = share[: len(share) // 2]
+
+
 def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> list:
     '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
     their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, the estimated
     seconds of the whole call (compile, then the budget's episodes at the measured rate) and the most it can take
     (every episode as long as the environment allows, at the measured rate per step).'''
-    from uncertain_rl.experiments import make_environment, run as run_experiment_now
+    from uncertain_rl.experiments import make_environment
     from uncertain_rl.loops import episode_bounds
 
     if measure < 0:
@@ -110,21 +127,22 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
                         ),
                     )
                     if shape not in timed_calls:  # a call that differs only in maps costs the same: timed once
-                        timed = timing_experiment(run_experiment(design, arm, pending, devices), config, k)
                         try:
-                            res = run_experiment_now(timed)
-                        except ValueError as e:  # a program too large for this machine's memory: not timed here
+                            timed, res, share = timed_share(design, arm, pending, config, k, devices)
+                        except ValueError as e:  # not even one run fits this machine's memory: not timed here
                             if not any(m in str(e) for m in TOO_LARGE):
                                 raise
                             rows.append(dict(row, too_large=str(e)))
                             continue
-                        # the steps of one run's k episodes (the mean over the call's runs)
+                        # the steps of one run's k episodes (the mean over the timed runs)
                         steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
                         longest = episode_bounds(make_environment(timed)[0])[1]
-                        timed_calls[shape] = (res.compile_seconds, res.run_seconds, steps, longest)
-                    compiled, ran, steps, longest = timed_calls[shape]
+                        scale = len(pending) / share  # runs cost in proportion on a CPU: the share's time, scaled
+                        timed_calls[shape] = (res.compile_seconds, res.run_seconds * scale, steps, longest, share)
+                    compiled, ran, steps, longest, share = timed_calls[shape]
                     row.update(
                         measured_episodes=k,
+                        timed_runs=share,
                         compile_seconds=compiled,
                         run_seconds=ran,
                         estimate_seconds=compiled + ran / k * runs[0].budget,
