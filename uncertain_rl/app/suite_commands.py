@@ -98,6 +98,14 @@ def add_suite_plan_parser(ss) -> None:
         metavar='K',
         help="time K episodes of each call that has runs left, here, and estimate its whole cost (0: count only)",
     )
+    n.add_argument(
+        '--sample',
+        type=int,
+        default=0,
+        metavar='R',
+        help="with --measure: time only each agent's first call of each suite, on R of its runs, and estimate the "
+        'others from it by runs and episode length (0: time every call)',
+    )
     n.add_argument('--out', default=None, help='a store whose records count as done (default: none)')
     n.add_argument(
         '--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)"
@@ -271,7 +279,8 @@ def plan_lines(rows: list, measured: bool) -> list:
             else ''
         )
         share = r.get('timed_runs', r['pending'])
-        timed = f" (timed on {share} of its {r['pending']} runs, scaled)" if share < r['pending'] else ''
+        timed = f" (timed on {share} of its {r['pending']} runs, scaled)" if 0 < share < r['pending'] else ''
+        timed = ' (estimated from its first call)' if r.get('estimated_from') else timed
         lines.append(f"| {r['call']}{timed} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
     total = f"{sum(r['pending'] for r in rows)} runs, {sum(r['episodes'] for r in rows):,} episodes left"
     if measured:
@@ -294,6 +303,8 @@ def cmd_plan(args) -> int:
 
     if args.measure < 0:
         raise UsageError(f"--measure must be an integer >= 0, got {args.measure}")
+    if args.sample < 0:
+        raise UsageError(f"--sample must be an integer >= 0, got {args.sample}")
     if args.measure:
         setup_runtime()  # it trains: the process's setup first
     if args.what == 'run':
@@ -302,6 +313,6 @@ def cmd_plan(args) -> int:
         designs = store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)
     else:
         designs = store.claim_designs(None if args.claims is None else args.claims.split(','))
-    rows = cluster.plan_designs(designs, args.out, parse_devices(args.devices), args.measure)
+    rows = cluster.plan_designs(designs, args.out, parse_devices(args.devices), args.measure, args.sample)
     print('\n'.join(plan_lines(rows, args.measure > 0)))
     return 0

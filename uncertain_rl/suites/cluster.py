@@ -83,19 +83,27 @@ def timed_share(design: Design, arm, pending: list, config, episodes: int, devic
             share = share[: len(share) // 2]
 
 
-def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> list:
+def plan_design(design: Design, out=None, devices='all', measure: int = 0, sample: int = 0) -> list:
     '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
     their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, the estimated
     seconds of the whole call (compile, then the budget's episodes at the measured rate) and the most it can take
-    (every episode as long as the environment allows, at the measured rate per step).'''
+    (every episode as long as the environment allows, at the measured rate per step). With `sample` > 0, only each
+    arm's first call is timed, on its first `sample` runs, and the others are estimated from it: its compile time,
+    and its seconds per run and step times their runs and their episodes' steps (its steps per episode, scaled by
+    their longest episode against its own).'''
     from uncertain_rl.experiments import make_environment
     from uncertain_rl.loops import episode_bounds
 
     if measure < 0:
         raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
+    if sample < 0:
+        raise ValueError(
+            f"sample must be an integer >= 0 (runs to time one call an arm; 0: every call), got {sample!r}"
+        )
     path = Path(out) / STORE_FILE if out is not None else None
     con = read_store(out) if path is not None and path.is_file() else None  # planning writes nothing
     computing, rows, timed_calls = versions(COMPUTING), [], {}
+    longest_of = lambda runs: episode_bounds(make_environment(run_experiment(design, arm, runs, devices))[0])[1]
     try:
         for arm in design.arms:
             if not runs_on(arm.agent, design.suite):
@@ -117,38 +125,42 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
                     episodes=sum(r.budget for r in pending),
                 )
                 if measure and pending:
-                    k, shape = (
-                        min(measure, runs[0].budget),
-                        (
-                            static_part(design.suite, runs[0].setting, False),
-                            runs[0].budget,
-                            len(pending),
-                            config_json(config),
-                        ),
+                    k = min(measure, runs[0].budget)
+                    shape = (  # a call that differs only in maps costs the same: timed once
+                        static_part(design.suite, runs[0].setting, False),
+                        runs[0].budget,
+                        len(pending),
+                        config_json(config),
                     )
-                    if shape not in timed_calls:  # a call that differs only in maps costs the same: timed once
+                    key = arm.label if sample else shape
+                    if key not in timed_calls:
                         try:
-                            timed, res, share = timed_share(design, arm, pending, config, k, devices)
+                            timed, res, share = timed_share(design, arm, pending[: sample or None], config, k, devices)
                         except ValueError as e:  # not even one run fits this machine's memory: not timed here
                             if not any(m in str(e) for m in TOO_LARGE):
                                 raise
                             rows.append(dict(row, too_large=str(e)))
                             continue
-                        # the steps of one run's k episodes (the mean over the timed runs)
+                        # the steps of one run's k episodes (the mean over the timed runs); runs cost in proportion
                         steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
                         longest = episode_bounds(make_environment(timed)[0])[1]
-                        scale = len(pending) / share  # runs cost in proportion on a CPU: the share's time, scaled
-                        timed_calls[shape] = (res.compile_seconds, res.run_seconds * scale, steps, longest, share)
-                    compiled, ran, steps, longest, share = timed_calls[shape]
+                        per_step = res.run_seconds / share / steps  # seconds a run and step
+                        timed_calls[key] = (res.compile_seconds, per_step, steps / k, longest, share, row['call'])
+                    compiled, per_step, per_episode, longest, share, timed_call = timed_calls[key]
+                    here = longest_of(pending[:1]) if sample else longest
+                    steps_here = per_episode * here / longest  # one run's steps an episode, as the timed call's
+                    ran = per_step * len(pending) * steps_here * k
                     row.update(
                         measured_episodes=k,
-                        timed_runs=share,
+                        timed_runs=share if timed_call == row['call'] else 0,
                         compile_seconds=compiled,
                         run_seconds=ran,
                         estimate_seconds=compiled + ran / k * runs[0].budget,
-                        measured_steps=steps,
-                        max_seconds=compiled + ran / steps * longest * runs[0].budget,
+                        measured_steps=steps_here * k,
+                        max_seconds=compiled + per_step * len(pending) * here * runs[0].budget,
                     )
+                    if timed_call != row['call']:
+                        row['estimated_from'] = timed_call
                 rows.append(row)
     finally:
         if con is not None:
@@ -156,9 +168,9 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0) -> li
     return rows
 
 
-def plan_designs(designs: list, out=None, devices='all', measure: int = 0) -> list:
+def plan_designs(designs: list, out=None, devices='all', measure: int = 0, sample: int = 0) -> list:
     "`plan_design` of each of `designs`, one list."
-    return [dict(row, design=d.name) for d in designs for row in plan_design(d, out, devices, measure)]
+    return [dict(row, design=d.name) for d in designs for row in plan_design(d, out, devices, measure, sample)]
 
 # %% ../../nbs/88b_suites.cluster.ipynb #4abb0f11
 MISSING_LOGS = ('error', 'keep')
