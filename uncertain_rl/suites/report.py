@@ -771,7 +771,9 @@ def capability_claim_lines(r: dict) -> list:
         return lines + [
             '',
             f"{r['missing']:,} of {r['runs'] * len(r['arms']):,} declared runs are not in the store yet. Runs on "
-            f"{where}; its cost here: `uncertain-rl suite plan claims --claims {r['claim']} --measure 5`; run it "
+            f"{where}; its cost here: `uncertain-rl suite plan claims --claims {r['claim']} --measure 20 --sample 2` "
+            "(each agent's first call of an experiment timed, the others estimated from it); the main table's runs of "
+            f"its profile count as its first replicate once it runs (copied, not trained again); run it "
             f"with `uncertain-rl suite claims --claims {r['claim']} --out DIR`.",
             '',
         ]
