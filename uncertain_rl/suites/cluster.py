@@ -83,6 +83,45 @@ def timed_share(design: Design, arm, pending: list, config, episodes: int, devic
             share = share[: len(share) // 2]
 
 
+def measure_call(design: Design, arm, pending: list, config, k: int, sample: int, devices, timed_calls: dict) -> dict:
+    """A call's measured fields for `plan_design`: `k` episodes timed (a call that differs from one timed only in
+    maps costs the same: timed once), or with `sample` estimated from its arm's first call; `too_large` if not even
+    one run fits this machine. `timed_calls` keeps what was timed, across the calls of a design."""
+    from uncertain_rl.experiments import make_environment
+    from uncertain_rl.loops import episode_bounds
+
+    budget = pending[0].budget
+    shape = (static_part(design.suite, pending[0].setting, False), budget, len(pending), config_json(config))
+    key, call = (arm.label if sample else shape), describe_call(design, arm, pending)
+    if key not in timed_calls:
+        try:
+            timed, res, share = timed_share(design, arm, pending[: sample or None], config, k, devices)
+        except ValueError as e:  # not even one run fits this machine's memory: not timed here
+            if not any(m in str(e) for m in TOO_LARGE):
+                raise
+            return dict(too_large=str(e))
+        # the steps of one run's k episodes (the mean over the timed runs); runs cost in proportion
+        steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
+        longest = episode_bounds(make_environment(timed)[0])[1]
+        timed_calls[key] = (res.compile_seconds, res.run_seconds / share / steps, steps / k, longest, share, call)
+    compiled, per_step, per_episode, longest, share, timed_call = timed_calls[key]
+    here = (
+        episode_bounds(make_environment(run_experiment(design, arm, pending[:1], devices))[0])[1] if sample else longest
+    )
+    steps_here = per_episode * here / longest  # one run's steps an episode, as the timed call's
+    ran = per_step * len(pending) * steps_here * k
+    out = dict(
+        measured_episodes=k,
+        timed_runs=share if timed_call == call else 0,
+        compile_seconds=compiled,
+        run_seconds=ran,
+        estimate_seconds=compiled + ran / k * budget,
+        measured_steps=steps_here * k,
+        max_seconds=compiled + per_step * len(pending) * here * budget,
+    )
+    return out if timed_call == call else dict(out, estimated_from=timed_call)
+
+
 def plan_design(design: Design, out=None, devices='all', measure: int = 0, sample: int = 0) -> list:
     '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
     their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, the estimated
@@ -91,9 +130,6 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0, sampl
     arm's first call is timed, on its first `sample` runs, and the others are estimated from it: its compile time,
     and its seconds per run and step times their runs and their episodes' steps (its steps per episode, scaled by
     their longest episode against its own).'''
-    from uncertain_rl.experiments import make_environment
-    from uncertain_rl.loops import episode_bounds
-
     if measure < 0:
         raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
     if sample < 0:
@@ -103,7 +139,6 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0, sampl
     path = Path(out) / STORE_FILE if out is not None else None
     con = read_store(out) if path is not None and path.is_file() else None  # planning writes nothing
     computing, rows, timed_calls = versions(COMPUTING), [], {}
-    longest_of = lambda runs: episode_bounds(make_environment(run_experiment(design, arm, runs, devices))[0])[1]
     try:
         for arm in design.arms:
             if not runs_on(arm.agent, design.suite):
@@ -125,42 +160,11 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0, sampl
                     episodes=sum(r.budget for r in pending),
                 )
                 if measure and pending:
-                    k = min(measure, runs[0].budget)
-                    shape = (  # a call that differs only in maps costs the same: timed once
-                        static_part(design.suite, runs[0].setting, False),
-                        runs[0].budget,
-                        len(pending),
-                        config_json(config),
-                    )
-                    key = arm.label if sample else shape
-                    if key not in timed_calls:
-                        try:
-                            timed, res, share = timed_share(design, arm, pending[: sample or None], config, k, devices)
-                        except ValueError as e:  # not even one run fits this machine's memory: not timed here
-                            if not any(m in str(e) for m in TOO_LARGE):
-                                raise
-                            rows.append(dict(row, too_large=str(e)))
-                            continue
-                        # the steps of one run's k episodes (the mean over the timed runs); runs cost in proportion
-                        steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
-                        longest = episode_bounds(make_environment(timed)[0])[1]
-                        per_step = res.run_seconds / share / steps  # seconds a run and step
-                        timed_calls[key] = (res.compile_seconds, per_step, steps / k, longest, share, row['call'])
-                    compiled, per_step, per_episode, longest, share, timed_call = timed_calls[key]
-                    here = longest_of(pending[:1]) if sample else longest
-                    steps_here = per_episode * here / longest  # one run's steps an episode, as the timed call's
-                    ran = per_step * len(pending) * steps_here * k
                     row.update(
-                        measured_episodes=k,
-                        timed_runs=share if timed_call == row['call'] else 0,
-                        compile_seconds=compiled,
-                        run_seconds=ran,
-                        estimate_seconds=compiled + ran / k * runs[0].budget,
-                        measured_steps=steps_here * k,
-                        max_seconds=compiled + per_step * len(pending) * here * runs[0].budget,
+                        measure_call(
+                            design, arm, pending, config, min(measure, runs[0].budget), sample, devices, timed_calls
+                        )
                     )
-                    if timed_call != row['call']:
-                        row['estimated_from'] = timed_call
                 rows.append(row)
     finally:
         if con is not None:

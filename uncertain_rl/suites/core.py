@@ -254,8 +254,20 @@ class Arm:
     overrides: Mapping = field(default_factory=dict)
 
 
+class ComparedArms:
+    "What every kind of claim reads from its arms: the method under test (the first) and its rivals (the others)."
+
+    @property
+    def method(self) -> Arm:
+        return self.arms[0]
+
+    @property
+    def rivals(self) -> tuple:
+        return self.arms[1:]
+
+
 @dataclass(frozen=True)
-class Claim:
+class Claim(ComparedArms):
     "A paper's claim as a design fixed before its runs: arms, runs, budget, metric, test, α, and the paper's effect."
 
     name: str  # an identifier: the records' design is 'claim:NAME'
@@ -290,14 +302,6 @@ class Claim:
     def budget(self, setting: dict) -> int:
         "The episodes of a run of `setting`."
         return int(self.episodes(setting) if callable(self.episodes) else self.episodes)
-
-    @property
-    def method(self) -> Arm:
-        return self.arms[0]
-
-    @property
-    def rivals(self) -> tuple:
-        return self.arms[1:]
 
     @property
     def n_comparisons(self) -> int:
@@ -366,8 +370,19 @@ def families(declared: Mapping | None = None) -> dict:
     return out
 
 # %% ../../nbs/85_suites.core.ipynb #capclaim1
+CAPABILITY_NAMES = (
+    'basic',
+    'credit_assignment',
+    'exploration',
+    'generalization',
+    'memory',
+    'noise',
+    'scale',
+)  # bsuite's
+
+
 @dataclass(frozen=True)
-class CapabilityClaim:
+class CapabilityClaim(ComparedArms):
     """A paper's claim on bsuite's capability scores: every arm on `profile`'s settings of bsuite's experiments,
     `replicates` sweeps each (seed r of every setting is replicate r), a paired permutation test per capability."""
 
@@ -389,27 +404,15 @@ class CapabilityClaim:
     test = 'capabilities'  # a class attribute: the report's figure and the verdicts' dispatch read it
 
     def __post_init__(self):
-        from uncertain_rl.suites.bsuite import CAPABILITIES
-
         check_declaration(self)
         if self.profile not in PROFILES:
             raise ValueError(f"claim {self.name!r}: profile must be one of {tuple(PROFILES)}, got {self.profile!r}")
         if not (isinstance(self.replicates, int) and self.replicates >= 2):
             raise ValueError(f"claim {self.name!r}: replicates must be an integer >= 2, got {self.replicates!r}")
-        if not self.focus or set(self.focus) - set(CAPABILITIES):
-            raise ValueError(f"claim {self.name!r}: focus must name some of {CAPABILITIES}, got {self.focus!r}")
-
-    @property
-    def method(self) -> Arm:
-        return self.arms[0]
-
-    @property
-    def rivals(self) -> tuple:
-        return self.arms[1:]
+        if not self.focus or set(self.focus) - set(CAPABILITY_NAMES):
+            raise ValueError(f"claim {self.name!r}: focus must name some of {CAPABILITY_NAMES}, got {self.focus!r}")
 
     @property
     def n_comparisons(self) -> int:
         "How many comparisons it adds to its Holm family: every capability against every rival."
-        from uncertain_rl.suites.bsuite import CAPABILITIES
-
-        return len(self.rivals) * len(CAPABILITIES)
+        return len(self.rivals) * len(CAPABILITY_NAMES)

@@ -301,6 +301,13 @@ def median_ratio_text(m, lo, hi) -> str:
     return f'ratio of medians {m:.2f} [{lo:.2f}, {hi:.2f}]'
 
 
+def claim_heading(r: dict, design: str) -> list:
+    "A checked claim's heading and verdict (a superseded one's as declared), its `design` line, why superseded."
+    verdict = r['verdict'] if not r.get('superseded') else f"superseded (its own test: {r['verdict_as_declared']})"
+    lines = [f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{verdict}**", '', design]
+    return lines + (['', f"Superseded: {r['superseded']}."] if r.get('superseded') else [])
+
+
 def claims_markdown(results: list) -> str:
     "Each claim's design and its comparisons as Markdown."
     lines = []
@@ -308,17 +315,13 @@ def claims_markdown(results: list) -> str:
         if r['test'] == 'capabilities':  # a claim on bsuite's capability scores: its own table
             lines += capability_claim_lines(r)
             continue
-        verdict = r['verdict'] if not r.get('superseded') else f"superseded (its own test: {r['verdict_as_declared']})"
-        lines += [
-            f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{verdict}**",
-            '',
+        design = (
             f"Design: {', '.join(a['label'] for a in r['arms'])} on {r['suite']}, {r['runs']} runs each "
             f"(stratified by {r['strata']}), at most {', '.join(f'{b:,}' for b in r['budgets'])} episodes; "
             f"metric {r['metric']}; test {r['test']}, two-sided, α = {r['alpha']}, {family_text(r)}. "
-            f"Decisions: {r['notes']}.",
-        ]
-        if r.get('superseded'):
-            lines += ['', f"Superseded: {r['superseded']}."]
+            f"Decisions: {r['notes']}."
+        )
+        lines += claim_heading(r, design)
         if not r['comparisons']:  # not yet run (superseded or not)
             where = (
                 'a GPU or a cluster: its cost on a CPU, `uncertain-rl suite plan claims --claims '
@@ -753,19 +756,15 @@ def plot_capabilities(caps: dict, path=None):
 # %% ../../nbs/89_suites.report.ipynb #capreport1
 def capability_claim_lines(r: dict) -> list:
     "A capability claim's design, and its comparisons per rival and capability, as Markdown lines."
-    verdict = r['verdict'] if not r.get('superseded') else f"superseded (its own test: {r['verdict_as_declared']})"
     budget = 'a reduced budget, not bsuite\'s scores' if reduced(r['profile']) else "bsuite's sweep"
-    lines = [
-        f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{verdict}**",
-        '',
+    lines = claim_heading(
+        r,
         f"Design: {', '.join(a['label'] for a in r['arms'])} on the {len(r['experiments'])} bsuite experiments of "
         f"profile {r['profile']} ({budget}), {r['replicates']} replicate sweeps ({r['runs']:,} runs an arm), at "
         f"most {max(r['budgets']):,} episodes a run; metric: {r['metric']}; test: exact paired permutation per "
         f"capability and rival, two-sided, α = {r['alpha']}, {family_text(r)}; the verdict rests on "
         f"{', '.join(r['focus'])} (marked *). Decisions: {r['notes']}.",
-    ]
-    if r.get('superseded'):
-        lines += ['', f"Superseded: {r['superseded']}."]
+    )
     if not r['comparisons']:
         where = 'a GPU or a cluster' if r['device'] == 'gpu' else 'a CPU'
         return lines + [

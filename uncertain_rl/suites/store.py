@@ -392,10 +392,11 @@ def capability_designs(claim: CapabilityClaim) -> list:
     the runs keep their table keys, so the table's seed-0 runs of registered defaults are its first replicate."""
     from dataclasses import replace
 
-    from uncertain_rl.suites.bsuite import EXPERIMENTS
+    from bsuite import sweep
 
     profile = replace(PROFILES[claim.profile], seeds=claim.replicates, suite_seeds={})
-    designs = [table_design(profile, suites()[name], ()) for name in EXPERIMENTS]
+    experiments = sorted({bsuite_id.split('/')[0] for bsuite_id in sweep.SETTINGS})  # bsuite's 23, by name
+    designs = [table_design(profile, suites()[name], ()) for name in experiments]
     return [Design(f'claim:{claim.name}', d.suite, claim.arms, d.runs, d.stop_early) for d in designs if d.runs]
 
 

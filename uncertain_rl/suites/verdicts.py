@@ -325,6 +325,25 @@ def secondary_levels(claim: Claim, by_arm: dict) -> dict:
     return out
 
 
+def declared_fields(claim, family: int) -> dict:
+    "What a checked claim of either kind reports of its declaration: names, α, arms, notes, scale, device, family."
+    return dict(
+        claim=claim.name,
+        title=claim.title,
+        paper=claim.paper,
+        alpha=claim.alpha,
+        arms=[dict(label=a.label, agent=a.agent, overrides=dict(a.overrides)) for a in claim.arms],
+        notes=claim.notes,
+        reported=claim.reported,
+        scale=claim.scale,
+        device=claim.device,
+        superseded=claim.superseded,
+        replaced_by=claim.replaced_by,
+        family=family,
+        comparisons=[],
+    )
+
+
 def check_claim(
     records: list, claim: Claim, check_code: bool = True, family: int = 1, by_arm: dict | None = None
 ) -> dict:
@@ -333,29 +352,17 @@ def check_claim(
     code this checkout has changed since. `by_arm`: the claim's `claim_runs`, where the caller has them already."""
     by_arm = claim_runs(records, claim) if by_arm is None else by_arm
     out = dict(
-        claim=claim.name,
-        title=claim.title,
-        paper=claim.paper,
+        declared_fields(claim, family),
         suite=claim.suite,
         metric=claim.metric,
         test=claim.test,
         strata=claim.strata,
-        alpha=claim.alpha,
         runs=len(claim.runs),
         budgets=sorted({claim.budget(s) for s, _ in claim.runs}),
         stop_early=claim.stop_early,
-        arms=[dict(label=a.label, agent=a.agent, overrides=dict(a.overrides)) for a in claim.arms],
         effect=dict(claim.effect),
-        notes=claim.notes,
-        reported=claim.reported,
-        scale=claim.scale,
-        device=claim.device,
         secondary_metrics=list(claim.secondary),
-        superseded=claim.superseded,
-        replaced_by=claim.replaced_by,
         missing=missing_runs(claim, by_arm),
-        family=family,
-        comparisons=[],
     )
     if out['missing']:
         return dict(out, verdict='not yet run')
@@ -536,33 +543,21 @@ def check_capability_claim(
     by_arm = capability_runs(records, claim) if by_arm is None else by_arm
     designs = capability_designs(claim)
     out = dict(
-        claim=claim.name,
-        title=claim.title,
-        paper=claim.paper,
+        declared_fields(claim, family),
         suite='bsuite',
         profile=claim.profile,
         experiments=[d.suite.name for d in designs],
         metric="bsuite's seven capability scores, each replicate sweep scored by bsuite's rules",
         test=claim.test,
         strata='replicate',
-        alpha=claim.alpha,
         replicates=claim.replicates,
         runs=sum(len(d.runs) for d in designs),
         budgets=sorted({r.budget for d in designs for r in d.runs}),
         stop_early=True,
-        arms=[dict(label=a.label, agent=a.agent, overrides=dict(a.overrides)) for a in claim.arms],
         effect={},
         focus=list(claim.focus),
-        notes=claim.notes,
-        reported=claim.reported,
-        scale=claim.scale,
-        device=claim.device,
         secondary_metrics=[],
-        superseded=claim.superseded,
-        replaced_by=claim.replaced_by,
         missing=capability_missing(claim, by_arm),
-        family=family,
-        comparisons=[],
     )
     if out['missing']:
         return dict(out, verdict='not yet run')
