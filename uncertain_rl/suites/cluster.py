@@ -55,6 +55,11 @@ TOO_LARGE = (  # a run too large for the machine, as refused: `experiments.check
 )
 
 
+def too_large(error: ValueError) -> bool:
+    "Whether `error` is a refusal of a run too large for this machine's memory (`TOO_LARGE`), not bad input."
+    return any(m in str(error) for m in TOO_LARGE)
+
+
 def timing_experiment(experiment, config, episodes: int):
     """The `experiment` of a call as `plan_design` times it: its first `episodes` episodes, no stop or checkpoint, and
     an agent with a replay learning from its first step (`min_replay_size` 1), so that the rate is the learner's."""
@@ -78,7 +83,7 @@ def timed_share(design: Design, arm, pending: list, config, episodes: int, devic
         try:
             return timed, experiments.run(timed), len(share)
         except ValueError as e:
-            if not any(m in str(e) for m in TOO_LARGE) or len(share) == 1:
+            if not too_large(e) or len(share) == 1:
                 raise
             share = share[: len(share) // 2]
 
@@ -97,7 +102,7 @@ def measure_call(design: Design, arm, pending: list, config, k: int, sample: int
         try:
             timed, res, share = timed_share(design, arm, pending[: sample or None], config, k, devices)
         except ValueError as e:  # not even one run fits this machine's memory: not timed here
-            if not any(m in str(e) for m in TOO_LARGE):
+            if not too_large(e):
                 raise
             return dict(too_large=str(e))
         # the steps of one run's k episodes (the mean over the timed runs); runs cost in proportion

@@ -31,7 +31,15 @@ from uncertain_rl.suites import stats
 from uncertain_rl.suites.core import PROFILES, Claim, claims, setting_key, suites
 from uncertain_rl.suites.cluster import check_known
 from uncertain_rl.suites.store import STORE_FILE, load_records
-from uncertain_rl.suites.verdicts import METRICS, _time_metric, check_claims, claim_runs, is_current, one_computation
+from uncertain_rl.suites.verdicts import (
+    METRICS,
+    _time_metric,
+    check_claims,
+    claim_runs,
+    deciding,
+    is_current,
+    one_computation,
+)
 
 # %% ../../nbs/89_suites.report.ipynb #80c0ec09
 def mean_interval(x, low: float = 0.0, high: float = 1.0) -> list:
@@ -426,8 +434,7 @@ def _ours(result: dict | None) -> str:
     if not result['comparisons']:
         return f"not yet run ({result['missing']} runs missing; {result['device']})"
     stale = ' (stale code)' if result.get('stale') else ''
-    focus = result.get('focus')  # a capability claim: the comparisons on its paper's capabilities
-    shown = [c for c in result['comparisons'] if not focus or c['capability'] in focus]
+    focus, shown = result.get('focus'), deciding(result)  # a capability claim: those on its paper's capabilities
     first = shown[0]
     rivals = []
     for c in shown:

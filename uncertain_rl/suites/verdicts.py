@@ -390,6 +390,12 @@ def comparison_verdict(c: dict, alpha: float) -> str:
     return VERDICTS[0] if c['direction'] > 0 and not c.get('levels_against') else VERDICTS[2]
 
 
+def deciding(result: dict) -> list:
+    "The comparisons a checked claim's verdict rests on: all of them, or a capability claim's on its `focus`."
+    focus = result.get('focus')
+    return [c for c in result['comparisons'] if not focus or c['capability'] in focus]
+
+
 def claim_verdict(comparisons: list) -> str:
     "A claim's verdict from its comparisons': contradicted if one is, reproduced if all are, else not shown."
     v = {c['verdict'] for c in comparisons}
@@ -406,10 +412,8 @@ def _holm_family(results: list, declared: dict, alpha_of: dict) -> None:
     for r in results:
         for c in r['comparisons']:
             c['verdict'] = comparison_verdict(c, alpha_of[r['claim']])
-        if r['comparisons']:  # a capability claim's verdict: the capabilities of its paper's statement
-            r['verdict'] = claim_verdict(
-                [c for c in r['comparisons'] if c.get('capability', '') in r.get('focus', [''])]
-            )
+        if r['comparisons']:
+            r['verdict'] = claim_verdict(deciding(r))
 
 
 def check_claims(records: list, declared: dict | None = None, check_code: bool = True) -> list:
@@ -452,14 +456,12 @@ def capability_runs(records: list, claim: CapabilityClaim) -> dict:
     return out
 
 
-def capability_missing(claim: CapabilityClaim, by_arm: dict) -> int:
-    "How many declared runs (every arm, experiment, setting and replicate) have no record."
-    from uncertain_rl.suites.store import capability_designs
-
+def capability_missing(claim: CapabilityClaim, by_arm: dict, designs: list) -> int:
+    "How many runs of its `designs` (every arm, experiment, setting and replicate) have no record."
     runs = lambda rs: {(setting_key(r['setting']), r['seed'], r['prng_seed']) for r in rs}
     return sum(
         len(runs([r._asdict() for r in d.runs]) - runs(by_arm.get(a.label, {}).get(d.suite.name, [])))
-        for d in capability_designs(claim)
+        for d in designs
         for a in claim.arms
     )
 
@@ -557,7 +559,7 @@ def check_capability_claim(
         effect={},
         focus=list(claim.focus),
         secondary_metrics=[],
-        missing=capability_missing(claim, by_arm),
+        missing=capability_missing(claim, by_arm, designs),
     )
     if out['missing']:
         return dict(out, verdict='not yet run')
