@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['RULES', 'EXPERIMENTS', 'CAPABILITIES', 'SUITES', 'Experiment', 'experiment_score', 'experiment_scores', 'finished',
-           'capability_scores', 'load_logs', 'radar']
+           'capability_scores', 'load_logs', 'radar', 'plot_replicates']
 
 # %% ../../nbs/87a_suites.bsuite.ipynb #4037543d
 _all_ = [  # the public names; the others are internal (importable within the package, not in __all__)
@@ -234,6 +234,28 @@ def radar(capabilities: dict, title: str = '', note: str = '', ax=None):
     if note:
         ax.figure.text(0.02, 0.01, note, fontsize='small', color='dimgrey', wrap=True)
     return ax.figure
+
+
+def plot_replicates(scores: dict, capabilities, title: str = '', note: str = ''):
+    """Each arm's score in each replicate sweep, one panel a capability (`scores`: `replicate_scores`' form): a dot a
+    replicate, at the same offset for every arm, and the mean as a bar."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(capabilities), figsize=(1.5 + 2.6 * len(capabilities), 3.8), squeeze=False)
+    for ax, c in zip(axes[0], capabilities):
+        for i, label in enumerate(scores):
+            v = np.asarray(scores[label]['capabilities'][c], float)
+            ax.plot(i + np.linspace(-0.2, 0.2, len(v)), v, 'o', ms=4, alpha=0.7)
+            ax.hlines(np.nanmean(v), i - 0.3, i + 0.3, color='k', lw=2)
+        ax.set_xticks(range(len(scores)), list(scores), rotation=20, ha='right')
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_title(c.replace('_', ' '))
+    axes[0][0].set_ylabel('score of a replicate sweep')
+    fig.suptitle(title, fontsize='medium')
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    if note:
+        fig.text(0.02, 0.01, note, fontsize='small', color='dimgrey', wrap=True)
+    return fig
 
 # %% ../../nbs/87a_suites.bsuite.ipynb #8898c046
 from functools import partial

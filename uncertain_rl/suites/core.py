@@ -393,6 +393,7 @@ class CapabilityClaim(ComparedArms):
     profile: str  # the settings and budgets of one replicate sweep (`PROFILES`)
     replicates: int = 10
     focus: tuple = ('exploration',)  # the capabilities the paper's statement is about: they decide the verdict
+    capabilities: tuple = CAPABILITY_NAMES  # those it tests: it runs the experiments bsuite tags with them only
     alpha: float = 0.05
     notes: str = ''
     reported: str = ''
@@ -409,10 +410,16 @@ class CapabilityClaim(ComparedArms):
             raise ValueError(f"claim {self.name!r}: profile must be one of {tuple(PROFILES)}, got {self.profile!r}")
         if not (isinstance(self.replicates, int) and self.replicates >= 2):
             raise ValueError(f"claim {self.name!r}: replicates must be an integer >= 2, got {self.replicates!r}")
-        if not self.focus or set(self.focus) - set(CAPABILITY_NAMES):
-            raise ValueError(f"claim {self.name!r}: focus must name some of {CAPABILITY_NAMES}, got {self.focus!r}")
+        if not self.capabilities or set(self.capabilities) - set(CAPABILITY_NAMES):
+            raise ValueError(
+                f"claim {self.name!r}: capabilities must name some of {CAPABILITY_NAMES}, got {self.capabilities!r}"
+            )
+        if not self.focus or set(self.focus) - set(self.capabilities):
+            raise ValueError(
+                f"claim {self.name!r}: focus must name some of its capabilities {self.capabilities}, got {self.focus!r}"
+            )
 
     @property
     def n_comparisons(self) -> int:
-        "How many comparisons it adds to its Holm family: every capability against every rival."
-        return len(self.rivals) * len(CAPABILITY_NAMES)
+        "How many comparisons it adds to its Holm family: every capability it tests against every rival."
+        return len(self.rivals) * len(self.capabilities)

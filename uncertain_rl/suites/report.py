@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from uncertain_rl.suites import stats
-from uncertain_rl.suites.core import PROFILES, Claim, claims, setting_key, suites
+from uncertain_rl.suites.core import CAPABILITY_NAMES, PROFILES, Claim, claims, setting_key, suites
 from uncertain_rl.suites.cluster import check_known
 from uncertain_rl.suites.store import STORE_FILE, load_records
 from uncertain_rl.suites.verdicts import (
@@ -809,15 +809,18 @@ def capability_claim_lines(r: dict) -> list:
 
 
 def plot_capability_claim(records: list, claim, path=None):
-    "bsuite's radar of each arm's capability scores, the mean over the claim's replicate sweeps."
-    from uncertain_rl.suites.bsuite import radar
+    """bsuite's radar of each arm's capability scores, the mean over the claim's replicate sweeps (all seven tested);
+    each replicate's scores (`plot_replicates`) for a claim on fewer."""
+    from uncertain_rl.suites.bsuite import plot_replicates, radar
     from uncertain_rl.suites.verdicts import capability_runs, replicate_scores
 
     scores = replicate_scores(claim, capability_runs(records, claim))
-    means = {label: {c: float(np.mean(v)) for c, v in s['capabilities'].items()} for label, s in scores.items()}
     budget = 'a reduced budget, not bsuite\'s scores' if reduced(claim.profile) else "bsuite's sweep"
-    note = f"profile {claim.profile} ({budget}); the mean of {claim.replicates} replicate sweeps an arm"
-    fig = radar(means, title=claim.title, note=note)
+    note = f"profile {claim.profile} ({budget}); {claim.replicates} replicate sweeps an arm"
+    if len(claim.capabilities) < len(CAPABILITY_NAMES):
+        return finish_figure(plot_replicates(scores, claim.capabilities, claim.title, note), path)
+    means = {label: {c: float(np.mean(v)) for c, v in s['capabilities'].items()} for label, s in scores.items()}
+    fig = radar(means, title=claim.title, note=f'{note}, their mean')
     return finish_figure(fig, path)
 
 

@@ -387,15 +387,17 @@ def claim_design(claim: Claim) -> Design:
 
 
 def capability_designs(claim: CapabilityClaim) -> list:
-    """The designs a capability claim declares: for each of bsuite's experiments its profile runs, the profile's table
-    design with `claim.replicates` seeds of every setting (replicate r is seed r), under the claim's name and arms;
-    the runs keep their table keys, so the table's seed-0 runs of registered defaults are its first replicate."""
+    """The designs a capability claim declares: for each of bsuite's experiments its profile runs that bsuite tags with
+    a capability the claim tests, the profile's table design with `claim.replicates` seeds of every setting (replicate
+    r is seed r), under the claim's name and arms; the runs keep their table keys, so the table's runs of registered
+    defaults (seed 0 of most experiments, seeds 0-9 of Deep Sea's on the cpu profile) are copied, not trained again."""
     from dataclasses import replace
 
     from bsuite import sweep
 
     profile = replace(PROFILES[claim.profile], seeds=claim.replicates, suite_seeds={})
-    experiments = sorted({bsuite_id.split('/')[0] for bsuite_id in sweep.SETTINGS})  # bsuite's 23, by name
+    tagged = {bsuite_id.split('/')[0] for c in claim.capabilities for bsuite_id in sweep.TAGS[c]}
+    experiments = sorted(tagged)  # all 23 of bsuite's for all seven capabilities
     designs = [table_design(profile, suites()[name], ()) for name in experiments]
     return [Design(f'claim:{claim.name}', d.suite, claim.arms, d.runs, d.stop_early) for d in designs if d.runs]
 

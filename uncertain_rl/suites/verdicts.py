@@ -469,13 +469,13 @@ def capability_missing(claim: CapabilityClaim, by_arm: dict, designs: list) -> i
 def replicate_scores(claim: CapabilityClaim, by_arm: dict) -> dict:
     """Per arm: each experiment's score in each replicate sweep (the suite's own rule) and each capability's, as
     lists over the replicates."""
-    from uncertain_rl.suites.bsuite import CAPABILITIES, capability_scores
+    from uncertain_rl.suites.bsuite import capability_scores
 
     seeds, out = list(range(claim.replicates)), {}
     for label, by_suite in by_arm.items():
         experiments = {name: suites()[name].summary(rs, seeds)['seed_scores'] for name, rs in by_suite.items()}
         caps = [capability_scores({name: s[r] for name, s in experiments.items()}) for r in seeds]
-        out[label] = dict(experiments=experiments, capabilities={c: [x[c] for x in caps] for c in CAPABILITIES})
+        out[label] = dict(experiments=experiments, capabilities={c: [x[c] for x in caps] for c in claim.capabilities})
     return out
 
 
@@ -506,14 +506,12 @@ def paired_permutation(a, b, level: float) -> dict:
 
 
 def capability_comparisons(claim: CapabilityClaim, scores: dict, configs: dict, family: int) -> list:
-    "Each rival's paired test on each capability (NaN where an arm has no experiment of it: no evidence, p = 1)."
-    from uncertain_rl.suites.bsuite import CAPABILITIES
-
+    "Each rival's paired test on each capability it tests (NaN where an arm has no experiment of it: p = 1)."
     level, out = 1 - claim.alpha / family, []
     method = scores[claim.method.label]['capabilities']
     for rival in claim.rivals:
         theirs = scores[rival.label]['capabilities']
-        for c in CAPABILITIES:
+        for c in claim.capabilities:
             a, b = np.asarray(method[c], float), np.asarray(theirs[c], float)
             if np.isnan(a).any() or np.isnan(b).any():
                 test = dict(p=1.0, estimate=None, interval=[None, None], interval_level=level, direction=0.0)
@@ -549,7 +547,7 @@ def check_capability_claim(
         suite='bsuite',
         profile=claim.profile,
         experiments=[d.suite.name for d in designs],
-        metric="bsuite's seven capability scores, each replicate sweep scored by bsuite's rules",
+        metric=f"bsuite's capability scores ({', '.join(claim.capabilities)}), a replicate sweep scored by its rules",
         test=claim.test,
         strata='replicate',
         replicates=claim.replicates,
