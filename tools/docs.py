@@ -54,6 +54,7 @@ FOUNDATIONS = {  # caption -> notebooks, in reading order; the methods' sections
         '19c_envs.mountain_car',
         '19d_envs.cartpole_swingup',
         '19e_envs.mnist',
+        '64_subleq',
     ],
 }
 APPLICATIONS = {
