@@ -55,6 +55,7 @@ FOUNDATIONS = {  # caption -> notebooks, in reading order; the methods' sections
         '19d_envs.cartpole_swingup',
         '19e_envs.mnist',
         '64_subleq',
+        '65_minatar',
     ],
 }
 APPLICATIONS = {
