@@ -90,6 +90,7 @@ class EnvSpec(NamedTuple):
     action_shape: tuple = ()  # box actions: the shape of one action vector (empty: discrete actions)
     action_low: Any = None  # box actions: the lower bounds, an array of `action_shape`
     action_high: Any = None  # box actions: the upper bounds
+    image_obs: bool = False  # observations are images (height, width, channels): first layers may be convolutions
 
     @property
     def continuous(self) -> bool:
@@ -101,18 +102,20 @@ MakeFn = Callable[[Any, EnvSpec], Agent]  # (config, spec) -> Agent: every agent
 
 
 def gymnax_spec(env, env_params=None) -> EnvSpec:
-    """The `EnvSpec` of a gymnax environment; ours say `one_hot_observations = True` where observations are one-hot.
+    """The `EnvSpec` of a gymnax environment; ours say `one_hot_observations = True` where observations are one-hot,
+    `image_observations = True` where they are images (MinAtar's).
     A `Box` action space fills `action_shape`, `action_low` and `action_high` (and `num_actions = 0`).
     The environment (and `env_params`) ride along for agents that plan with the true model."""
     params = env.default_params if env_params is None else env_params
     obs_shape = env.observation_space(params).shape
     one_hot = bool(getattr(env, 'one_hot_observations', False))
+    image = bool(getattr(env, 'image_observations', False))
     space = env.action_space(params)
     if hasattr(space, 'n'):
-        return EnvSpec(tuple(obs_shape), int(space.n), one_hot, env, env_params)
+        return EnvSpec(tuple(obs_shape), int(space.n), one_hot, env, env_params, image_obs=image)
     shape = tuple(space.shape)
     bound = lambda b: np.broadcast_to(np.asarray(b, np.float32), shape).copy()
-    return EnvSpec(tuple(obs_shape), 0, one_hot, env, env_params, shape, bound(space.low), bound(space.high))
+    return EnvSpec(tuple(obs_shape), 0, one_hot, env, env_params, shape, bound(space.low), bound(space.high), image)
 
 # %% ../nbs/01_base.ipynb #0b18f9f0
 @dataclass(frozen=True)

@@ -50,13 +50,16 @@ class RowLookupDense(nn.Module):
 
 
 class MLP(nn.Module):
-    "ReLU MLP on a flattened observation; with `index_input`, the input is the index of a one-hot observation."
+    """ReLU MLP on a flattened observation; with `index_input`, the input is the index of a one-hot observation; with
+    `image_shape`, a 3x3 convolution of `conv_channels` (ReLU) first (MinAtar's torso)."""
 
     hidden_sizes: Sequence[int]
     num_outputs: int
     index_input: bool = False
     input_size: int = 0  # needed only with index_input: the length of the one-hot vector
     kernel_init: Callable = haiku_init
+    image_shape: Sequence[int] = ()  # an image observation's (height, width, channels); empty: no convolution
+    conv_channels: int = 16
 
     @nn.compact
     def __call__(self, x: jax.Array) -> jax.Array:
@@ -64,6 +67,9 @@ class MLP(nn.Module):
         if self.index_input:
             x = RowLookupDense(sizes[0], self.input_size, self.kernel_init, name='Dense_0')(x)
         else:
+            if self.image_shape:  # the flat observation back to its image, then one valid 3x3 convolution
+                conv = nn.Conv(self.conv_channels, (3, 3), padding='VALID', kernel_init=self.kernel_init, name='Conv_0')
+                x = nn.relu(conv(x.reshape(tuple(self.image_shape))))
             x = nn.Dense(sizes[0], kernel_init=self.kernel_init, name='Dense_0')(x.reshape(-1))
         for i, size in enumerate(sizes[1:], start=1):
             x = nn.Dense(size, kernel_init=self.kernel_init, name=f'Dense_{i}')(nn.relu(x))
@@ -97,11 +103,15 @@ class SharedTorso(nn.Module):
     head_sizes: Sequence[int] = ()
     torso_grad_scale: float = 1.0
     kernel_init: Callable = haiku_init
+    image_shape: Sequence[int] = ()  # image observations: the torso starts with MinAtar's convolution
 
     @nn.compact
     def __call__(self, x: jax.Array) -> jax.Array:
         *torso_sizes, last = self.hidden_sizes
-        h = MLP(torso_sizes, last, self.index_input, self.input_size, self.kernel_init, name='torso')(x)
+        torso = MLP(
+            torso_sizes, last, self.index_input, self.input_size, self.kernel_init, self.image_shape, name='torso'
+        )
+        h = torso(x)
         h = scale_gradient(nn.relu(h), self.torso_grad_scale)
         if not self.head_sizes:
             heads = nn.vmap(
@@ -137,6 +147,7 @@ def make_ensemble(
     head_sizes: Sequence[int] = (),
     torso_grad_scale: float = 1.0,
     kernel_init: Callable = haiku_init,
+    image_shape: Sequence[int] = (),
 ) -> EnsembleNetwork:
     "An `EnsembleNetwork` of `num_members` MLPs (or one shared torso with that many heads), weights from `kernel_init`."
     if num_members < 1:
@@ -153,9 +164,10 @@ def make_ensemble(
             tuple(head_sizes),
             torso_grad_scale,
             kernel_init,
+            tuple(image_shape),
         )
         return EnsembleNetwork(net.init, net.apply, num_members, num_actions)
-    net = MLP(tuple(hidden_sizes), num_actions, index_input, input_size, kernel_init)
+    net = MLP(tuple(hidden_sizes), num_actions, index_input, input_size, kernel_init, tuple(image_shape))
     init = lambda key, obs: jax.vmap(net.init, in_axes=(0, None))(jax.random.split(key, num_members), obs)
     apply = jax.vmap(net.apply, in_axes=(0, None))
     return EnsembleNetwork(init, apply, num_members, num_actions)

@@ -104,6 +104,7 @@ def make_dltv_networks(config: DLTVConfig, spec: EnvSpec) -> DLTVNetworks:
         lookup,
         int(np.prod(spec.obs_shape)),
         kernel_init=KERNEL_INITS[config.kernel_init],
+        image_shape=spec.obs_shape if spec.image_obs else (),  # MinAtar's convolution first on images
     )
     encode = one_hot_index if lookup else flat_observation
     return DLTVNetworks(

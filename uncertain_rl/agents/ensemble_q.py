@@ -160,6 +160,7 @@ def make_q_network(config: EnsembleQConfig, spec: EnvSpec) -> QNetwork:
         config.head_hidden_sizes,
         torso_scale,
         KERNEL_INITS[config.kernel_init],
+        spec.obs_shape if spec.image_obs else (),  # MinAtar's convolution first on images
     )
     return QNetwork(net, one_hot_index if lookup else flat_observation, target_table_rows(config, spec, lookup))
 

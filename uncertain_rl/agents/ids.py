@@ -145,6 +145,7 @@ def make_c51_network(config: IDSConfig, spec: EnvSpec) -> C51Network:
         lookup,
         int(np.prod(spec.obs_shape)),
         kernel_init=KERNEL_INITS[config.kernel_init],
+        image_shape=spec.obs_shape if spec.image_obs else (),  # MinAtar's convolution first on images
     )
     return C51Network(make(), make(), jnp.linspace(*config.support(), config.num_atoms), spec.num_actions)
 

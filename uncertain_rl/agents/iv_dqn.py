@@ -77,6 +77,7 @@ def make_var_network(config: IVDQNConfig, spec: EnvSpec) -> QNetwork:
         lookup,
         int(np.prod(spec.obs_shape)),
         kernel_init=KERNEL_INITS[config.kernel_init],
+        image_shape=spec.obs_shape if spec.image_obs else (),  # MinAtar's convolution first on images
     )
     return QNetwork(net, one_hot_index if lookup else flat_observation, target_table_rows(config, spec, lookup))
 

@@ -243,6 +243,7 @@ def make_pe_networks(config: PEDQNConfig, spec: EnvSpec) -> PENetworks:
         lookup,
         int(np.prod(spec.obs_shape)),
         kernel_init=KERNEL_INITS[config.kernel_init],
+        image_shape=spec.obs_shape if spec.image_obs else (),  # MinAtar's convolution first on images
     )
     kinds = config.value_members + ('qr', 'c51')
     v_min, v_max = config.support()

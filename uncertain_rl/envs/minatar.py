@@ -48,6 +48,8 @@ class MinAtarState:
 class MinAtar(environment.Environment):
     "A MinAtar game (gymnax's port) with MinAtar's sticky actions and, by default, its full action set."
 
+    image_observations = True  # (10, 10, channels): agents put MinAtar's convolution first (`ensembles.MLP`)
+
     def __init__(self, game: str = 'breakout', sticky_action_prob: float = 0.1, minimal_actions: bool = False):
         super().__init__()
         self.game = check_choice('game', game, GAMES)
