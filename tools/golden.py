@@ -55,7 +55,7 @@ import numpy as np
 GOLDEN = Path(__file__).resolve().parent.parent / 'tests' / 'golden' / 'golden_runs.json'
 STEPS = 300
 KEY = 7
-ENV_SIZES = {'deep_sea': 8, 'chain': 10}  # the size of each registered environment the cases train on
+ENV_SIZES = {'deep_sea': 8, 'chain': 10, 'subleq_negate_positives': 16, 'subleq_identity': 16}  # a size per sized env
 RTOL = 1e-4  # off the recording kind: |sum - recorded sum| <= RTOL * recorded sum of |x|. Measured: the 41 runs
 # recorded on an AMD EPYC and again on an Intel Xeon (jax 0.10.2): 38 bit-identical; IV-DQN (Deep Sea,
 # chain) and IV-SAC moved by at most 4.3e-6 of their magnitudes (23 times inside RTOL), and no integer
