@@ -186,10 +186,19 @@ warnings.filterwarnings('ignore')
 from uncertain_rl import registry
 from uncertain_rl.suites.fingerprints import code_fingerprint, run_fingerprint
 out = {}
+from bsuite import sweep
+first = {}
+for bsuite_id in sweep.SETTINGS:  # bsuite's experiments, compiled (a setting of each; MNIST's need the digits)
+    if not bsuite_id.startswith('mnist'): first.setdefault(bsuite_id.split('/')[0], bsuite_id)
+def made(env_name):
+    if registry.bsuite_id(env_name) is not None:
+        from uncertain_rl.envs.bsuite import make
+        return make(registry.bsuite_id(env_name))[0]
+    return registry.make_env(env_name, %r.get(env_name, 1), 42)
 for agent in registry.AGENTS:
-    for env_name in registry.ENVS:
+    for env_name in [*registry.ENVS, *(f'bsuite:{i}' for i in first.values())]:
         if not registry.runs_on(agent, env_name): continue
-        env = registry.make_env(env_name, %r.get(env_name, 1), 42)
+        env = made(env_name)
         out[f'{agent}|{env_name}'] = dict(run=run_fingerprint(agent, env), env=code_fingerprint(type(env)),
                                           env_class=f'{type(env).__module__}.{type(env).__qualname__}')
 print(json.dumps(out))
