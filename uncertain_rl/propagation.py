@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['AGGREGATIONS', 'backup_variance', 'n_step_variance', 'node_std', 'node_var', 'edge_std_from_node_std',
            'edge_std_from_node_var', 'aggregate_edge_std', 'visit_counts', 'count_novelty', 'horizon_factor',
-           'leaf_value_variance', 'RND', 'RNDState', 'make_rnd', 'rnd_uncertainty', 'rnd_update']
+           'leaf_value_variance', 'RND', 'RNDState', 'make_rnd', 'rnd_uncertainty', 'rnd_update', 'xxh32',
+           'empty_hash_set', 'hash_index', 'hash_seen', 'hash_insert', 'hash_novelty']
 
 # %% ../nbs/60_propagation.ipynb #api721976
 _all_ = [  # the public names; the others are internal (importable within the package, not in __all__)
@@ -26,6 +27,12 @@ _all_ = [  # the public names; the others are internal (importable within the pa
     'make_rnd',
     'rnd_uncertainty',
     'rnd_update',
+    'xxh32',
+    'empty_hash_set',
+    'hash_index',
+    'hash_seen',
+    'hash_insert',
+    'hash_novelty',
 ]
 
 # %% ../nbs/60_propagation.ipynb #pg000005
@@ -221,3 +228,84 @@ def rnd_update(rnd: RND, state: RNDState, x: jax.Array) -> tuple[RNDState, jax.A
     return state._replace(
         predictor_params=optax.apply_updates(state.predictor_params, updates), opt_state=opt_state
     ), loss
+
+# %% ../nbs/60_propagation.ipynb #5307cb3b
+XXH32_PRIMES = (0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1)
+
+
+def rotate_left(x: jax.Array, n: int) -> jax.Array:
+    "Rotate 32-bit words left by `n` bits."
+    return (x << n) | (x >> (32 - n))
+
+
+def as_words(x: jax.Array) -> jax.Array:
+    "The elements of `x`, flattened, as 32-bit words: 32-bit types by their bits, smaller types widened."
+    x = jnp.asarray(x).reshape(-1)
+    if x.dtype.itemsize == 4:
+        return jax.lax.bitcast_convert_type(x, jnp.uint32)
+    if x.dtype.itemsize < 4:
+        return x.astype(jnp.uint32)
+    raise ValueError(f"x must have elements of at most 32 bits to be hashed, got dtype {x.dtype}")
+
+
+def xxh32(x: jax.Array, seed: int = 0) -> jax.Array:
+    "XXH32 (xxHash specification) of `x`'s elements as little-endian 32-bit words (`as_words`), a `uint32`."
+    p1, p2, p3, p4, p5 = (jnp.uint32(p) for p in XXH32_PRIMES)
+    words, seed = as_words(x), jnp.uint32(seed)
+    stripes = words.shape[0] // 4
+    if stripes:  # step 2: four accumulators over 16-byte stripes
+        acc = jnp.stack([seed + p1 + p2, seed + p2, seed, seed - p1])
+        lanes = words[: 4 * stripes].reshape(stripes, 4)
+        acc = jax.lax.scan(lambda a, lane: (rotate_left(a + lane * p2, 13) * p1, None), acc, lanes)[0]
+        h = rotate_left(acc[0], 1) + rotate_left(acc[1], 7) + rotate_left(acc[2], 12) + rotate_left(acc[3], 18)
+    else:
+        h = seed + p5
+    h = h + jnp.uint32((4 * words.shape[0]) % 2**32)  # step 4: the length in bytes
+    for lane in words[4 * stripes :]:  # step 5: at most three remaining words
+        h = rotate_left(h + lane * p3, 17) * p4
+    h = (h ^ (h >> 15)) * p2  # step 6: avalanche
+    h = (h ^ (h >> 13)) * p3
+    return h ^ (h >> 16)
+
+# %% ../nbs/60_propagation.ipynb #d721c38c
+def check_hash_bits(bits: int) -> int:
+    "The number of hash bits a seen set keeps: 3 to 28 (the authors' code: 24, a 2 MiB set)."
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 3 <= bits <= 28:
+        raise ValueError(f"bits must be an integer from 3 to 28 (a seen set of 2**bits bits), got {bits!r}")
+    return int(bits)
+
+
+def empty_hash_set(bits: int = 24) -> jax.Array:
+    "A seen set of `2**bits` bits, all clear: `uint8[2**bits / 8]`."
+    return jnp.zeros(2 ** check_hash_bits(bits) // 8, jnp.uint8)
+
+
+def hash_index(x: jax.Array, bits: int = 24, seed: int = 0) -> jax.Array:
+    "The top `bits` bits of `xxh32(x, seed)`: where one state `x` lives in a seen set of `2**bits` bits."
+    return xxh32(x, seed) >> (32 - check_hash_bits(bits))
+
+
+def byte_and_mask(index: jax.Array) -> tuple[jax.Array, jax.Array]:
+    "The byte of the set holding bit `index`, and that bit's mask within the byte."
+    return index >> 3, (jnp.uint8(1) << (index & 7).astype(jnp.uint8))
+
+
+def hash_seen(table: jax.Array, index: jax.Array) -> jax.Array:
+    "Whether the bits `index [...]` are set in the seen set `table`."
+    byte, mask = byte_and_mask(index)
+    return (table[byte] & mask) > 0
+
+
+def hash_insert(table: jax.Array, index: jax.Array) -> jax.Array:
+    "`table` with the bits `index [B]` set: each bit that is new and first in the batch is added once (a bitwise or)."
+    index = index.reshape(-1)
+    earlier = jnp.tril(index[:, None] == index[None, :], -1).any(axis=1)  # the same bit occurs before it
+    byte, mask = byte_and_mask(index)
+    new = ~earlier & ~hash_seen(table, index)
+    return table.at[byte].add(jnp.where(new, mask, jnp.uint8(0)))
+
+
+def hash_novelty(table: jax.Array, index: jax.Array, max_var: float = 1.0) -> jax.Array:
+    "§5.1: `eta = max_var` for a state whose bit is clear, 0 for one seen."
+    max_var = check_number('max_var', max_var, 0.0)
+    return jnp.where(hash_seen(table, index), 0.0, max_var)

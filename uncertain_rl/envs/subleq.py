@@ -105,6 +105,31 @@ def test_cases(task: str, words: int) -> SubleqParams:
     outputs = [pad([TASK_OUTPUT[task](x) % words for x in case]) for case in TASKS[task]]
     return SubleqParams(jnp.asarray(inputs, jnp.int32), jnp.asarray(outputs, jnp.int32))
 
+# %% ../../nbs/64_subleq.ipynb #e2f20c75
+UNWRITTEN = ('empty', 'zero')  # how the observation shows words not yet written
+ENCODINGS = {  # encoding -> its width (columns) for N words
+    'binary': lambda words: (words - 1).bit_length() + 1,
+    'one_hot': lambda words: words + 1,
+}
+
+
+def encode_words(values: jax.Array, words: int, encoding: str = 'binary') -> jax.Array:
+    "Rows of `values` ([R] int32 in [0, N], N the empty token) in `encoding`: `float32 [R, width]`."
+    empty = values == words
+    if encoding == 'one_hot':
+        return jax.nn.one_hot(values, words + 1, dtype=jnp.float32)
+    bits = (values[:, None] >> jnp.arange(ENCODINGS['binary'](words) - 1)) & 1
+    bits = jnp.where(empty[:, None], 0, bits)
+    return jnp.concatenate([bits, empty[:, None]], axis=1).astype(jnp.float32)
+
+
+def decode_words(rows: jax.Array, words: int, encoding: str = 'binary') -> jax.Array:
+    "The words `[R]` (N: empty) that `encode_words` wrote as `rows [R, width]`."
+    if encoding == 'one_hot':
+        return jnp.argmax(rows, -1).astype(jnp.int32)
+    value = rows[:, :-1] @ (2 ** jnp.arange(rows.shape[1] - 1)).astype(rows.dtype)
+    return jnp.where(rows[:, -1] > 0, words, value).astype(jnp.int32)
+
 # %% ../../nbs/64_subleq.ipynb #e82f183d
 @struct.dataclass
 class SubleqState:
@@ -119,10 +144,12 @@ class SubleqState:
 class Subleq(environment.Environment):
     "App. D's subleq-N as a gymnax environment: write a program word by word; reward 1 when every test case passes."
 
-    def __init__(self, task: str = 'identity', words: int = 16):
+    def __init__(self, task: str = 'identity', words: int = 16, encoding: str = 'binary', unwritten: str = 'empty'):
         super().__init__()
         self.task = check_choice('task', task, tuple(TASKS))
         self.words = check_int('words', words, 4)  # one word below @IN at least
+        self.encoding = check_choice('encoding', encoding, tuple(ENCODINGS))
+        self.unwritten = check_choice('unwritten', unwritten, UNWRITTEN)
 
     @property
     def default_params(self) -> SubleqParams:
@@ -142,9 +169,30 @@ class Subleq(environment.Environment):
         return SubleqState(memory, written, r.correct.all(), ended, r.input_after[0], r.output_after[0])
 
     def observation(self, state: SubleqState, params) -> jax.Array:
-        "The authors' encoding: program, example input, input left, desired output, output; one-hot over N + 1."
-        rows = [state.memory, params.inputs[0], state.input_after, params.outputs[0], state.output_after]
-        return jax.nn.one_hot(jnp.concatenate(rows), self.words + 1, dtype=jnp.float32)
+        "The authors' blocks: program, example input, input left, desired output, output; a row a word (`encode_words`)."
+        program = jnp.where(jnp.arange(self.words) < state.written, state.memory, self.blank)
+        rows = [program, params.inputs[0], state.input_after, params.outputs[0], state.output_after]
+        return encode_words(jnp.concatenate(rows), self.words, self.encoding)
+
+    @property
+    def blank(self) -> int:
+        "How the observation shows a word not yet written: the empty token N, or 0 (App. D)."
+        return self.words if self.unwritten == 'empty' else 0
+
+    def root_state(self, obs: jax.Array, params) -> SubleqState:
+        "The state behind an observation (with `unwritten='empty'`): the program and its length read back, then run."
+        if self.unwritten != 'empty':
+            raise ValueError(
+                "unwritten must be 'empty' to read the state back from an observation (a written 0 and an unwritten "
+                f"word look alike with 'zero'), got {self.unwritten!r}"
+            )
+        rows = decode_words(obs[: self.words], self.words, self.encoding)
+        written = jnp.sum(rows < self.words).astype(jnp.int32)
+        return self.settle(jnp.where(rows < self.words, rows, 0), written, jnp.bool_(False), params)
+
+    def io_view(self, obs: jax.Array) -> jax.Array:
+        "The observation's rows after the program: the example's input and output, before and after running it."
+        return obs[..., self.words :, :]
 
     def reset_env(self, key, params):
         empty = jnp.zeros(self.words, jnp.int32)
@@ -181,7 +229,8 @@ class Subleq(environment.Environment):
         return spaces.Discrete(self.words)
 
     def observation_space(self, params=None):
-        return spaces.Box(0.0, 1.0, (self.words + 4 * IO_WORDS, self.words + 1), jnp.float32)
+        width = ENCODINGS[self.encoding](self.words)
+        return spaces.Box(0.0, 1.0, (self.words + 4 * IO_WORDS, width), jnp.float32)
 
 # %% ../../nbs/64_subleq.ipynb #a54f54cc
 from uncertain_rl.base import EnvEntry
