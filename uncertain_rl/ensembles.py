@@ -49,6 +49,28 @@ class RowLookupDense(nn.Module):
         return jnp.take(kernel, index, axis=0, mode='fill', fill_value=0.0) + bias
 
 
+def patches_3x3(image: jax.Array) -> jax.Array:
+    "Every 3x3 window of `image [H, W, C]` (valid, stride 1) as one row: `[H - 2, W - 2, 9 C]`, ordered (dy, dx, c)."
+    h, w = image.shape[0] - 2, image.shape[1] - 2
+    shifted = [image[dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)]
+    return jnp.concatenate(shifted, axis=-1)
+
+
+class PatchConv3x3(nn.Module):
+    """A valid 3x3 convolution as one matrix product of the image's windows (`patches_3x3`) with the kernel: flax's
+    `nn.Conv` parameters (`kernel [3, 3, C, F]`, `bias [F]`, the same initialisation), a faster gradient on a CPU."""
+
+    features: int
+    kernel_init: Callable = haiku_init
+
+    @nn.compact
+    def __call__(self, image: jax.Array) -> jax.Array:
+        c = image.shape[-1]
+        kernel = self.param('kernel', self.kernel_init, (3, 3, c, self.features))
+        bias = self.param('bias', nn.initializers.zeros_init(), (self.features,))
+        return patches_3x3(image) @ kernel.reshape(9 * c, self.features) + bias
+
+
 class MLP(nn.Module):
     """ReLU MLP on a flattened observation; with `index_input`, the input is the index of a one-hot observation; with
     `image_shape`, a 3x3 convolution of `conv_channels` (ReLU) first (MinAtar's torso)."""
@@ -68,7 +90,7 @@ class MLP(nn.Module):
             x = RowLookupDense(sizes[0], self.input_size, self.kernel_init, name='Dense_0')(x)
         else:
             if self.image_shape:  # the flat observation back to its image, then one valid 3x3 convolution
-                conv = nn.Conv(self.conv_channels, (3, 3), padding='VALID', kernel_init=self.kernel_init, name='Conv_0')
+                conv = PatchConv3x3(self.conv_channels, self.kernel_init, name='Conv_0')
                 x = nn.relu(conv(x.reshape(tuple(self.image_shape))))
             x = nn.Dense(sizes[0], kernel_init=self.kernel_init, name='Dense_0')(x.reshape(-1))
         for i, size in enumerate(sizes[1:], start=1):

@@ -37,6 +37,7 @@ def gymnax_games() -> dict:
 
 
 GAMES = ('breakout', 'asterix', 'freeway', 'space_invaders', 'seaquest')
+FREEWAY_TIME_LIMIT = 2500  # MinAtar's Freeway: the episode ends at the step after 2,500 (its `time_limit`)
 
 
 @struct.dataclass
@@ -69,11 +70,15 @@ class MinAtar(environment.Environment):
         "With probability `sticky_action_prob` the previous action instead of `action`; then the game's step."
         sticky, key = jax.random.split(key)
         action = jnp.where(jax.random.uniform(sticky) < self.sticky_action_prob, state.last_action, action)
-        obs, game, reward, done, info = self.inner.step_env(key, state.game, action, params)
-        return obs, MinAtarState(game, jnp.int32(action)), reward, done, info
+        obs, game, reward, _, info = self.inner.step_env(key, state.game, action, params)
+        state = MinAtarState(game, jnp.int32(action))
+        done = self.is_terminated(state, params)
+        return obs, state, reward, done, dict(info, discount=1.0 - done.astype(jnp.float32))
 
     def is_terminated(self, state, params) -> jax.Array:
-        return self.inner.is_terminal(state.game, params)
+        "The game's end; Freeway's also after MinAtar's time limit (gymnax makes it a truncation, one step early)."
+        ended = self.inner.is_terminal(state.game, params)
+        return ended | (self.game == 'freeway') & (state.game.time > FREEWAY_TIME_LIMIT)
 
     def is_truncated(self, state, params) -> jax.Array:
         return jnp.bool_(False)

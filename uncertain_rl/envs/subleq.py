@@ -107,10 +107,19 @@ def test_cases(task: str, words: int) -> SubleqParams:
 
 # %% ../../nbs/64_subleq.ipynb #e2f20c75
 UNWRITTEN = ('empty', 'zero')  # how the observation shows words not yet written
-ENCODINGS = {  # encoding -> its width (columns) for N words
-    'binary': lambda words: (words - 1).bit_length() + 1,
-    'one_hot': lambda words: words + 1,
-}
+
+
+def binary_width(words: int) -> int:
+    "Columns of the binary encoding for N words: the bits of N - 1, and one for the empty token."
+    return (words - 1).bit_length() + 1
+
+
+def one_hot_width(words: int) -> int:
+    "Columns of the one-hot encoding for N words: N values and the empty token."
+    return words + 1
+
+
+ENCODINGS = {'binary': binary_width, 'one_hot': one_hot_width}  # encoding -> its width (columns) for N words
 
 
 def encode_words(values: jax.Array, words: int, encoding: str = 'binary') -> jax.Array:
