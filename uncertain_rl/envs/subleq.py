@@ -178,7 +178,7 @@ class Subleq(environment.Environment):
         return SubleqState(memory, written, r.correct.all(), ended, r.input_after[0], r.output_after[0])
 
     def observation(self, state: SubleqState, params) -> jax.Array:
-        "The authors' blocks: program, example input, input left, desired output, output; a row a word (`encode_words`)."
+        "The authors' blocks: program, example input, input left, desired output, output; a row a word (encoded)."
         program = jnp.where(jnp.arange(self.words) < state.written, state.memory, self.blank)
         rows = [program, params.inputs[0], state.input_after, params.outputs[0], state.output_after]
         return encode_words(jnp.concatenate(rows), self.words, self.encoding)
