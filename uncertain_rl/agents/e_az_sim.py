@@ -101,11 +101,10 @@ class SimHeads(struct.PyTreeNode):
 # %% ../../nbs/66_e_az_sim.ipynb #344a7f55
 def hash_view_fn(env, view: str):
     "The part of an observation the hash reads: all of it, or the environment's `io_view`."
-    if view == 'full':
-        return lambda obs: obs
-    if not hasattr(env, 'io_view'):
+    views = dict(full=lambda obs: obs, io=getattr(env, 'io_view', None))
+    if views[view] is None:
         raise ValueError(f"hash_view must be 'full' for {type(env).__name__}, which has no io_view, got {view!r}")
-    return env.io_view
+    return views[view]
 
 
 def simulator_search(env, env_params, heads: SimHeads, config: EAZSimConfig) -> tuple:
@@ -300,7 +299,7 @@ class SimPlanner:
             explored=self.explores(state).astype(jnp.float32),
             **state.last,
         )
-        episode = {k: v.at[state.step].set(row[k]) for k, v in state.episode.items() if k != 'length'}
+        episode = {k: state.episode[k].at[state.step].set(v) for k, v in row.items()}
         return dict(episode, length=state.step + 1)
 
     def update(self, state, key):
