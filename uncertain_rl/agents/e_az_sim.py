@@ -107,16 +107,12 @@ def hash_view_fn(env, view: str):
     return views[view]
 
 
-def simulator_search(env, env_params, heads: SimHeads, config: EAZSimConfig) -> tuple:
+def simulator_search(env, env_params, heads: SimHeads, config: EAZSimConfig, hash_of) -> tuple:
     """`(root_fn, recurrent_fn)` of a search with the environment's own `step_env` from its states: the heads on each
     new observation, `Var[R] = η(s')` from the seen set, `Var[V(s')] = max(û(s'), H η(s'))` capped at `max_ube`
-    (Eq. 27), 0 past the end."""
-    view = hash_view_fn(env, config.hash_view)
+    (Eq. 27), 0 past the end; `hash_of(obs)` is where one observation lives in the seen set."""
     H = horizon_factor(config.discount)
     step = jax.vmap(env.step_env, (0, 0, 0, None))
-
-    def novelty(seen, obs):
-        return hash_novelty(seen, jax.vmap(lambda o: hash_index(view(o), config.hash_bits))(obs), config.max_novelty)
 
     def prior(logits, use_prior):
         return jnp.where(jnp.expand_dims(use_prior, -1) if jnp.ndim(use_prior) else use_prior, logits, 0.0)
@@ -134,7 +130,7 @@ def simulator_search(env, env_params, heads: SimHeads, config: EAZSimConfig) -> 
         params, seen, use_prior = search_params
         keys = jax.random.split(key, action.shape[0])
         obs, nxt, reward, done, _ = step(keys, env_state, action, env_params)
-        out, eta = heads.apply(params, obs), novelty(seen, obs)
+        out, eta = heads.apply(params, obs), hash_novelty(seen, jax.vmap(hash_of)(obs), config.max_novelty)
         return EpistemicRecurrentFnOutput(
             reward=reward.astype(jnp.float32),
             discount=jnp.where(done, 0.0, config.discount),
@@ -144,7 +140,7 @@ def simulator_search(env, env_params, heads: SimHeads, config: EAZSimConfig) -> 
             value_var=leaf_value_variance(out['ube'], eta, H, config.max_ube, done),
         ), nxt
 
-    return root_fn, recurrent_fn, novelty
+    return root_fn, recurrent_fn
 
 # %% ../../nbs/66_e_az_sim.ipynb #0e7544c1
 def empty_sim_episode(obs: jax.Array, horizon: int, num_actions: int) -> dict:
@@ -235,26 +231,24 @@ class SimPlanner:
     def __post_init__(self):
         c = self.config
         heads = SimHeads(c.hidden_sizes, self.num_actions, self.obs_rank, c.max_ube)
+        view = hash_view_fn(self.env, c.hash_view)
+        hash_of = lambda obs: hash_index(view(obs), c.hash_bits)  # where one observation lives in the seen set
         derived = dict(
             mode=MODES[c.mode],
             heads=heads,
-            search_fns=simulator_search(self.env, self.env_params, heads, c),
+            hash_of=hash_of,
+            search_fns=simulator_search(self.env, self.env_params, heads, c, hash_of),
             optimizer=optax.adam(c.learning_rate),
-            view=hash_view_fn(self.env, c.hash_view),
             horizon=self.env.episode_bounds(self.env_params)[1],
         )
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
-    def hash_of(self, obs):
-        "Where the hashed view of one observation lives in the seen set."
-        return hash_index(self.view(obs), self.config.hash_bits)
-
     # --- searching
     def search(self, state, key, obs, beta, use_prior, eta_in, gumbel_scale=1.0):
         """One Gumbel search (the authors' `epistemic_gumbel_muzero_policy`, mctx's defaults) from the state behind
         `obs`, every action considered; `eta_in`: the novelty of the edge the agent came in by."""
-        root_fn, recurrent_fn, _ = self.search_fns
+        root_fn, recurrent_fn = self.search_fns
         env_state = jax.tree.map(lambda x: x[None], self.env.root_state(obs, self.env_params))
         return epistemic_gumbel_muzero_policy(
             (state.params, state.seen, use_prior),

@@ -127,7 +127,7 @@ def encode_words(values: jax.Array, words: int, encoding: str = 'binary') -> jax
     empty = values == words
     if encoding == 'one_hot':
         return jax.nn.one_hot(values, words + 1, dtype=jnp.float32)
-    bits = (values[:, None] >> jnp.arange(ENCODINGS['binary'](words) - 1)) & 1
+    bits = (values[:, None] >> jnp.arange(binary_width(words) - 1)) & 1
     bits = jnp.where(empty[:, None], 0, bits)
     return jnp.concatenate([bits, empty[:, None]], axis=1).astype(jnp.float32)
 
