@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from uncertain_rl.suites import stats
-from uncertain_rl.suites.core import CAPABILITY_NAMES, PROFILES, Claim, claims, setting_key, suites
+from uncertain_rl.suites.core import CAPABILITY_NAMES, PROFILES, Claim, claims, setting_key, suites, table_suites
 from uncertain_rl.suites.cluster import check_known
 from uncertain_rl.suites.store import STORE_FILE, load_records
 from uncertain_rl.suites.verdicts import (
@@ -700,7 +700,7 @@ def reduced(profile: str) -> bool:
     if profile not in PROFILES:
         return True
     p = PROFILES[profile]
-    return any(p.capped(s) or len(p.settings(s)) * p.seeds_of(s) < len(s.settings) for s in suites().values())
+    return any(p.capped(s) or len(p.settings(s)) * p.seeds_of(s) < len(s.settings) for s in table_suites().values())
 
 
 def capabilities_markdown(caps: dict) -> str:

@@ -55,6 +55,7 @@ from uncertain_rl.suites.core import (
     claims,
     setting_key,
     suites,
+    table_suites,
     PROFILES,
 )
 
@@ -852,9 +853,9 @@ def table_designs(agents, suites_=('deep_sea',), profile: str = 'quick') -> list
 
     agents = check_agents(agents)
     names = [suites_] if isinstance(suites_, str) else list(suites_)
-    names = list(suites()) if names == ['all'] else names  # every declared suite: bsuite's 23 experiments
+    names = list(table_suites()) if names == ['all'] else names  # every suite of the table: bsuite's 23 experiments
     for s in names:
-        check_choice('suite', s, tuple(suites()))
+        check_choice('suite', s, tuple(table_suites()))
     prof = PROFILES[check_choice('profile', profile, tuple(PROFILES))]
     return [table_design(prof, suites()[n], agents) for n in names]
 

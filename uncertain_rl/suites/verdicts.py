@@ -100,12 +100,18 @@ def _to_750(r):
     return (e, True) if e is not None else (r['episodes'], False)  # censored where it stopped
 
 
+def _to_program(r):
+    e = r['metrics']['first_program']
+    return (e, True) if e is not None else (r['episodes'], False)  # censored where it stopped
+
+
 METRICS = dict(
     beats_dithering=lambda r: r['metrics']['beats_dithering'],
     interactions_to_solve=_solve_interactions,
     interactions_to_goal=_goal_interactions,
     regret=_regret,
     episodes_to_750=_to_750,
+    episodes_to_program=_to_program,
 )
 
 
