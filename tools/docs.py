@@ -71,6 +71,7 @@ APPLICATIONS = {
         '86_suites.deep_sea',
         '87_suites.cartpole_noise',
         '87a_suites.bsuite',
+        '87b_suites.subleq',
         '88a_suites.fingerprints',
         '88_suites.store',
         '88b_suites.cluster',
