@@ -493,3 +493,27 @@ def test_bsuite_summary_analysis_scores_the_committed_logs_as_the_report_does():
         theirs = summary_analysis.ave_score_by_tag(table, None).set_index('tag').score
         for c, v in a['capabilities'].items():
             assert (v is None and np.isnan(theirs[c])) or abs(v - theirs[c]) < 1e-12, (agent, c, v, theirs[c])
+
+
+def test_every_agent_has_a_fingerprint_on_every_environment_it_runs_on():
+    """The store keys every record by `run_fingerprint`; it reads the source of every function a run reaches, so a
+    construct it cannot read (a lambda inside a literal, a builtin where code was expected) would break only the agent
+    and environment that reach it: every registered pair is fingerprinted here, and agents that train different code
+    get different fingerprints."""
+    import re
+
+    from uncertain_rl import registry
+    from uncertain_rl.experiments import make_environment
+    from uncertain_rl.spec import Experiment
+    from uncertain_rl.suites.fingerprints import run_fingerprint
+
+    found = {}
+    for agent in registry.AGENTS:
+        for env_name in registry.ENVS:
+            if registry.runs_on(agent, env_name):
+                env = make_environment(Experiment(agent, env_name, episodes=1))[0]
+                found[agent, env_name] = run_fingerprint(agent, env)
+    assert len(found) >= 150, len(found)
+    assert all(re.fullmatch(r'[0-9a-f]{16}', f) for f in found.values())
+    on_deep_sea = {a: f for (a, e), f in found.items() if e == 'deep_sea'}
+    assert on_deep_sea['dqn'] != on_deep_sea['boot_dqn'] != on_deep_sea['tdu']

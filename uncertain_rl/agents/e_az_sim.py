@@ -399,7 +399,7 @@ ENTRIES = (
 from dataclasses import replace
 
 from uncertain_rl.suites.core import Arm, Claim
-from uncertain_rl.suites.subleq import subleq_episodes
+from uncertain_rl.suites.subleq import SUBLEQ_WORDS, subleq_episodes
 
 SUBLEQ_CLAIM_SEEDS = 10
 SUBLEQ_PAPER_SEEDS = 15  # Fig. 1: 15 seeds
@@ -417,8 +417,8 @@ def subleq_arms(**overrides) -> tuple:
 
 
 def subleq_runs(task: str, seeds: int) -> tuple:
-    "Seeds 0, 1, ... of `task`."
-    return tuple(({'task': task}, s) for s in range(seeds))
+    "Seeds 0, 1, ... of `task` on subleq-16."
+    return tuple(({'task': task, 'words': SUBLEQ_WORDS}, s) for s in range(seeds))
 
 
 E_AZ_SUBLEQ_IDENTITY = Claim(

@@ -17,6 +17,7 @@ from uncertain_rl.suites.core import Suite
 
 # %% ../../nbs/87b_suites.subleq.ipynb #9af0ecd2
 SUBLEQ_TASKS = ('negate_positives', 'identity')  # notebook 64_subleq's tasks, in Fig. 1's order
+SUBLEQ_WORDS = 16  # Sec. 5.1: "We limit the memory size to 16"
 FIG_1_STEPS = {'negate_positives': 250_000, 'identity': 13_000_000}  # Oren et al. 2025, Fig. 1: the axes' ends
 SUBLEQ_LONGEST = 14  # subleq-16's longest episode: 13 words and one action more (`Subleq.episode_bounds`)
 
@@ -53,10 +54,10 @@ def subleq_record_metrics(setting: dict, logs: dict, run: int, played: int) -> d
 
 
 def subleq_experiment(setting: dict, episodes: int, stop_early: bool) -> dict:
-    """A setting's `Experiment` fields: its task's registered environment, and (a claim's call) the stop once every run
-    wrote a program."""
+    """A setting's `Experiment` fields: its task's registered environment with its memory's words (the registry's
+    `size`), and (a claim's call) the stop once every run wrote a program."""
     stop = lambda logs: bool(first_program(logs['episode_return']).all())
-    return dict(env=f"subleq_{setting['task']}", stop_when=stop if stop_early else None)
+    return dict(env=f"subleq_{setting['task']}", size=setting['words'], stop_when=stop if stop_early else None)
 
 # %% ../../nbs/87b_suites.subleq.ipynb #2ba6637c
 def subleq_summary(records: list, seeds: list) -> dict:
@@ -81,7 +82,7 @@ SUITES = (
     Suite(
         'subleq',
         'subleq_negate_positives',
-        tuple({'task': t} for t in SUBLEQ_TASKS),
+        tuple({'task': t, 'words': SUBLEQ_WORDS} for t in SUBLEQ_TASKS),
         subleq_episodes('identity'),
         lambda s: subleq_episodes(s['task']),
         subleq_experiment,

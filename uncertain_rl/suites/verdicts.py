@@ -63,12 +63,14 @@ def current_code(agent: str, suite_name: str, setting: dict) -> str:
     from uncertain_rl.suites.fingerprints import run_fingerprint
 
     suite = suites()[suite_name]
-    name = suite.experiment(setting, 1, False).get('env', suite.env)  # a setting may name its own: bsuite:ID
+    fields = suite.experiment(setting, 1, False)
+    name = fields.get('env', suite.env)  # a setting may name its own: bsuite:ID
     if registry.bsuite_id(name) is not None:
         from uncertain_rl.envs.bsuite import make
 
         return run_fingerprint(agent, make(registry.bsuite_id(name))[0])
-    return run_fingerprint(agent, registry.make_env(name, setting.get('size', 1), setting.get('mapping_seed', 42)))
+    size = fields.get('size', setting.get('size', 1))  # as the suite builds it (subleq: the setting's words)
+    return run_fingerprint(agent, registry.make_env(name, size, setting.get('mapping_seed', 42)))
 
 
 def is_current(record: dict, suite_name: str) -> bool:
