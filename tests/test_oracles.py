@@ -328,3 +328,28 @@ def test_our_pe_dqn_oracle_run_resumes_where_it_was_stopped(tmp_path, monkeypatc
     before = (tmp_path / 'whole' / 'summary.json').read_text()
     ours.main(design + ['--out', str(tmp_path / 'whole')])  # finished: nothing to do
     assert (tmp_path / 'whole' / 'summary.json').read_text() == before
+
+
+@pytest.mark.data
+def test_the_committed_subleq_oracle_summary_is_what_the_logs_and_the_store_give(tmp_path):
+    "The authors' subleq runs beside our claim's runs: recomputed from their committed results and our store."
+    folder = ORACLES / 'e_az' / 'subleq_negate'
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / 'benchmarks' / 'oracles' / 'e_az' / 'compare_subleq.py'),
+            '--summary-out',
+            str(tmp_path / 's.json'),
+            '--store',
+            str(ROOT / 'benchmarks' / 'results' / 'suite' / 'cpu'),
+            '--theirs',
+            str(folder / 'eaz.json'),
+            str(folder / 'rivals.json'),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    assert json.loads((tmp_path / 's.json').read_text()) == json.loads(
+        (ORACLES / 'e_az_subleq_negate_jax.json').read_text()
+    )

@@ -29,6 +29,7 @@ from uncertain_rl.suites.store import load_records
 from uncertain_rl.suites.verdicts import claim_runs
 
 ARMS = {'eaz': 'e_az_io', 'eaz_full': 'e_az_full', 'az': 'az'}  # theirs -> our arm of the claim
+GAMES = 128  # their subleq's parallel games (config.py:126)
 
 
 def theirs(path: str, agent: str) -> tuple:
@@ -75,7 +76,8 @@ def main() -> None:
         test = stats.logrank(ta, ea, tb, eb, alternative='two-sided')
         warm = sum(p == 'random' for p in phases)
         line = (
-            f'their {agent} {quartiles(ta, ea)} ({int(ea.sum())}/{len(ea)} reached, {warm} in the random warm-up); '
+            f'their {agent} {quartiles(ta, ea)} over their {GAMES} games, {quartiles(np.ceil(ta / GAMES), ea)} a game '
+            f'({int(ea.sum())}/{len(ea)} reached, {warm} in the random warm-up); '
             f'our {arm} {quartiles(tb, eb)} ({int(eb.sum())}/{len(eb)} reached); log-rank p = {test.p:.2g}'
         )
         print(line)
