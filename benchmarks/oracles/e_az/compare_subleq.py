@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compare import quartiles  # the Deep Sea comparison's, beside this script
 from uncertain_rl.agents.e_az_sim import E_AZ_SUBLEQ_NEGATE
 from uncertain_rl.suites import stats
 from uncertain_rl.suites.store import load_records
@@ -50,13 +51,6 @@ def ours(store: str, arm: str) -> tuple:
     m = [r['metrics'] for r in runs]
     reached = np.array([x['first_program'] is not None for x in m], bool)
     return np.array([x['steps_to_program'] if x['first_program'] else x['steps'] for x in m]), reached
-
-
-def quartiles(t: np.ndarray, e: np.ndarray) -> str:
-    "25th-50th-75th percentiles, nearest rank, a run that did not reach counting as never."
-    v = np.sort(np.where(e, t, np.inf))
-    pick = [v[int(round(q * (len(v) - 1)))] for q in (0.25, 0.5, 0.75)]
-    return '-'.join('never' if np.isinf(p) else f'{int(p):,}' for p in pick)
 
 
 def main() -> None:
