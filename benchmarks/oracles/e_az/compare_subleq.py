@@ -33,11 +33,11 @@ ARMS = {'eaz': 'e_az_io', 'eaz_full': 'e_az_full', 'az': 'az'}  # theirs -> our 
 GAMES = 128  # their subleq's parallel games (config.py:126)
 
 
-def theirs(path: str, agent: str) -> tuple:
-    "(steps, reached, phases) of their runs of `agent`; a run that did not reach is censored at its steps."
-    rows = [r for r in json.loads(Path(path).read_text()) if r['agent'] == agent]
+def theirs(rows: list, agent: str) -> tuple:
+    "(steps, reached, phases) of their runs (`rows`) of `agent`; a run that did not reach is censored at its steps."
+    rows = [r for r in rows if r['agent'] == agent]
     if any(r['rc'] != 0 for r in rows):
-        raise SystemExit(f'{path}: a run of {agent} failed')
+        raise SystemExit(f'a run of {agent} failed (rc != 0 in its results.json)')
     reached = np.array([r['goal_env_steps'] is not None for r in rows], bool)
     steps = np.array([r['goal_env_steps'] if r['goal_env_steps'] is not None else r['env_steps'] for r in rows])
     return steps, reached, [r['goal_phase'] for r in rows]
@@ -60,13 +60,11 @@ def main() -> None:
     ap.add_argument('--summary-out', help='write the claim line for the Results page here')
     args = ap.parse_args()
     rows = [r for p in args.theirs for r in json.loads(Path(p).read_text())]
-    tmp = Path(args.summary_out or '/tmp/x').with_suffix('.rows.tmp')
-    tmp.write_text(json.dumps(rows))
     parts, data = [], {}
     for agent, arm in ARMS.items():
         if not any(r['agent'] == agent for r in rows):
             continue
-        (ta, ea, phases), (tb, eb) = theirs(str(tmp), agent), ours(args.store, arm)
+        (ta, ea, phases), (tb, eb) = theirs(rows, agent), ours(args.store, arm)
         test = stats.logrank(ta, ea, tb, eb, alternative='two-sided')
         warm = sum(p == 'random' for p in phases)
         line = (
@@ -85,7 +83,6 @@ def main() -> None:
             p=test.p,
             method=test.method,
         )
-    tmp.unlink()
     if args.summary_out:
         summary = (
             "their JAX code (emcts/e-alphazero 0d40290, their subleq-16, 128 parallel games, beta 1, IO hash unless "
