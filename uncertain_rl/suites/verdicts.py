@@ -97,14 +97,14 @@ def _regret(r):
     return (m['played'] - m['treasures'], True) if m['treasures'] else (m['played'], False)
 
 
-def _to_750(r):
-    e = r['metrics']['episodes_to_750']
-    return (e, True) if e is not None else (r['episodes'], False)  # censored where it stopped
+def _first_episode(key: str):
+    "The metric of an episode a record keeps under `key` (None: never), censored where the run stopped."
 
+    def metric(r):
+        e = r['metrics'][key]
+        return (e, True) if e is not None else (r['episodes'], False)
 
-def _to_program(r):
-    e = r['metrics']['first_program']
-    return (e, True) if e is not None else (r['episodes'], False)  # censored where it stopped
+    return metric
 
 
 METRICS = dict(
@@ -112,8 +112,8 @@ METRICS = dict(
     interactions_to_solve=_solve_interactions,
     interactions_to_goal=_goal_interactions,
     regret=_regret,
-    episodes_to_750=_to_750,
-    episodes_to_program=_to_program,
+    episodes_to_750=_first_episode('episodes_to_750'),
+    episodes_to_program=_first_episode('first_program'),
 )
 
 
