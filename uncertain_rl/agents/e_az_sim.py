@@ -404,7 +404,7 @@ from uncertain_rl.suites.subleq import SUBLEQ_WORDS, subleq_episodes
 
 SUBLEQ_CLAIM_SEEDS = 10
 SUBLEQ_PAPER_SEEDS = 15  # Fig. 1: 15 seeds
-SUBLEQ_REDUCED_EPISODES = 4_000  # at most 56,000 steps a run
+SUBLEQ_REDUCED_EPISODES = 4_000  # at most 44,000 steps a run
 SUBLEQ_REDUCED_HEADS = dict(hidden_sizes=(64, 64))  # on two cores: App. F.2's 256 cost three times the time
 
 
@@ -437,7 +437,7 @@ E_AZ_SUBLEQ_IDENTITY = Claim(
     "(full observation hash) about 0.6 at 2M and 0.8-0.9 later, AZ about 0.2 until 10M; Sec. 1: 'Our method is able "
     "to find correct programs for a harder programming task in a much smaller number of samples than the AZ baseline.'",
     notes="metric: the first episode writing a correct program, not the greedy return; heads of 64 units, not 256 "
-    "(two cores); 4,000 episodes (at most 56,000 steps) of Fig. 1's 13M steps: not shown at this budget is the likely "
+    "(two cores); 4,000 episodes (at most 44,000 steps) of Fig. 1's 13M steps: not shown at this budget is the likely "
     "verdict where neither arm has found programs yet; one environment per seed, not the authors' parallel episodes",
     family='e_az_subleq',
 )
@@ -450,7 +450,7 @@ E_AZ_SUBLEQ_NEGATE = replace(
     reported="Fig. 1 (left), 15 seeds: all three reach an evaluation return of 1 between about 40,000 and 125,000 "
     "steps, their two-standard-error bands overlapping (no gap on the easy task)",
     notes="metric: the first episode writing a correct program; heads of 64 units, not 256 (two cores); 4,000 "
-    "episodes (at most 56,000 steps), where every arm of Fig. 1 (left) is at a return of 1; the paper shows no gap "
+    "episodes (at most 44,000 steps), where every arm of Fig. 1 (left) is at a return of 1; the paper shows no gap "
     "here, so a two-sided test without a difference agrees with it",
 )
 
@@ -466,7 +466,7 @@ def at_fig_1_scale(claim: Claim) -> Claim:
         episodes=subleq_episodes(task),
         scale='paper',
         device='gpu',
-        notes="the paper's heads (256, 256), Fig. 1's steps in episodes of at most 14 steps, 15 seeds; metric: the "
+        notes="the paper's heads (256, 256), Fig. 1's steps in episodes of at most 11 steps, 15 seeds; metric: the "
         "first episode writing a correct program; one environment per seed",
     )
 

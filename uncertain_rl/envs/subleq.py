@@ -140,6 +140,9 @@ def decode_words(rows: jax.Array, words: int, encoding: str = 'binary') -> jax.A
     return jnp.where(rows[:, -1] > 0, words, value).astype(jnp.int32)
 
 # %% ../../nbs/64_subleq.ipynb #e82f183d
+PAPER_MAX_WORDS = 10  # Sec. 5.1: "the maximum program length to 10" (the authors' runs: a time limit of 10 actions)
+
+
 @struct.dataclass
 class SubleqState:
     memory: jax.Array  # [N] int32: the program written so far, zeros after it
@@ -153,10 +156,21 @@ class SubleqState:
 class Subleq(environment.Environment):
     "App. D's subleq-N as a gymnax environment: write a program word by word; reward 1 when every test case passes."
 
-    def __init__(self, task: str = 'identity', words: int = 16, encoding: str = 'binary', unwritten: str = 'empty'):
+    def __init__(
+        self,
+        task: str = 'identity',
+        words: int = 16,
+        encoding: str = 'binary',
+        unwritten: str = 'empty',
+        max_words: int | None = None,
+    ):
         super().__init__()
         self.task = check_choice('task', task, tuple(TASKS))
         self.words = check_int('words', words, 4)  # one word below @IN at least
+        below_in = self.words - 3  # App. D: the program lives below @IN
+        self.max_words = (
+            min(PAPER_MAX_WORDS, below_in) if max_words is None else check_int('max_words', max_words, 1, below_in)
+        )
         self.encoding = check_choice('encoding', encoding, tuple(ENCODINGS))
         self.unwritten = check_choice('unwritten', unwritten, UNWRITTEN)
 
@@ -165,8 +179,8 @@ class Subleq(environment.Environment):
         return test_cases(self.task, self.words)
 
     def episode_bounds(self, params=None) -> tuple:
-        "The fewest and the most steps: a one-word solution and its closing action, to N - 3 words and one more."
-        return (2, self.words - 2)
+        "The fewest and the most steps: a one-word solution and its closing action, to `max_words` words and one more."
+        return (2, self.max_words + 1)
 
     def run(self, memory, params):
         "Every test case's `Execution` of `memory` (vmapped over the cases)."
@@ -214,7 +228,7 @@ class Subleq(environment.Environment):
         memory = jnp.where(closing, state.memory, state.memory.at[state.written].set(action))
         written = state.written + (~closing).astype(jnp.int32)
         state = self.settle(memory, written, closing, params)
-        ended = closing | (~state.solved & (written >= self.words - 3))
+        ended = closing | (~state.solved & (written >= self.max_words))
         state = state.replace(ended=ended)
         reward = (state.solved & ~closing).astype(jnp.float32)
         info = dict(discount=1.0 - ended.astype(jnp.float32))

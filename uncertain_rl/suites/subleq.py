@@ -19,7 +19,7 @@ from uncertain_rl.suites.core import Suite
 SUBLEQ_TASKS = ('negate_positives', 'identity')  # notebook 64_subleq's tasks, in Fig. 1's order
 SUBLEQ_WORDS = 16  # Sec. 5.1: "We limit the memory size to 16"
 FIG_1_STEPS = {'negate_positives': 250_000, 'identity': 13_000_000}  # Oren et al. 2025, Fig. 1: the axes' ends
-SUBLEQ_LONGEST = 14  # subleq-16's longest episode: 13 words and one action more (`Subleq.episode_bounds`)
+SUBLEQ_LONGEST = 11  # subleq-16's longest episode: 10 words and one action more (`Subleq.episode_bounds`)
 
 
 def subleq_episodes(task: str) -> int:

@@ -1,5 +1,6 @@
 """Driver for the E-AZ oracle: the authors' JAX E-AlphaZero (github.com/emcts/e-alphazero, on pgx and their emctx
-fork of mctx) on their own Deep Sea, per seed, with interactions until the goal was first reached (issue 43).
+fork of mctx) on their own Deep Sea (issue 43) or subleq (issue 63), per seed, with interactions until the first
+reward: Deep Sea's goal, or subleq's first correct program.
 
 Nothing of theirs is copied here. Each (agent, seed) runs in a fresh child interpreter that puts their ``src/`` on
 ``sys.path`` and executes their ``src/main.py`` unchanged with ``runpy`` (their CLI: omegaconf ``key=value`` pairs).
@@ -40,22 +41,29 @@ DEFAULT_SRC = os.environ.get("E_AZ_SRC", "/work/oracles/e_az_src")
 # but not used for acting. Their JAX code has no AZ+UBE agent (UBE without EMCTS propagation).
 AGENTS = {
     "eaz": {"directed_exploration": True},
+    "eaz_full": {"directed_exploration": True, "subleq_hash_only_io": False},  # subleq: hash the whole observation
     "az": {"directed_exploration": False},
 }
+# Their environments: the env_id their main.py builds (main.py:150-170) and their frames per iteration, the parallel
+# games times the steps of one self-play call (config.py:102-130: Deep Sea 16 x 8; subleq 128 x their default 32).
+ENVS = {"deep_sea": 16 * 8, "subleq": 128 * 32}
+TASKS = {"negate_positives": "NEGATION_POSITIVE", "identity": "IDENTITY"}  # ours -> their SubleqTask names
 
 
 def cli_overrides(a, agent, seed):
     """Their config (src/config.py) as omegaconf key=value pairs."""
     kv = {
         "env_class": "custom",
-        "env_id": f"deep_sea-{a.size}",
+        "env_id": f"deep_sea-{a.size}" if a.env == "deep_sea" else f"subleq-{a.size}",
         "seed": seed,
         "track": False,  # no wandb
         "exploration_beta": a.beta,
         "maximum_number_of_iterations": a.max_iterations,
         "results_path": "./evaluation_results",
     }
-    kv.update(AGENTS[agent])
+    if a.env == "subleq":
+        kv["subleq_tasks"] = f"[{TASKS[a.task]}]"
+    kv.update({k: v for k, v in AGENTS[agent].items() if a.env == "subleq" or not k.startswith("subleq")})
     for item in a.set or []:
         k, v = item.split("=", 1)
         kv[k] = v
@@ -231,7 +239,11 @@ def child(a):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", help="output folder (results.json, results.csv, per-run folders)")
-    p.add_argument("--size", type=int, default=10, help="Deep Sea size N (their env: N x N grid, N-1 moves)")
+    p.add_argument("--env", default="deep_sea", choices=sorted(ENVS), help="their environment")
+    p.add_argument("--task", default="negate_positives", choices=sorted(TASKS), help="subleq: the task")
+    p.add_argument(
+        "--size", type=int, default=10, help="Deep Sea size N (their env: N x N grid, N-1 moves); subleq: words"
+    )
     p.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     p.add_argument(
         "--budget",
@@ -259,8 +271,7 @@ def main():
     p.add_argument("--frames-per-iter", type=int, default=128, help=argparse.SUPPRESS)
     p.add_argument("--their-args", nargs="*", default=[], help=argparse.SUPPRESS)
     a = p.parse_args()
-    # their Deep Sea setup: 16 parallel games x 8 steps per iteration (config.py:104-106)
-    fpi = 16 * 8
+    fpi = ENVS[a.env]
     a.max_iterations = math.ceil(a.budget / fpi) + 1
     if a.child:
         return child(a)
@@ -271,7 +282,7 @@ def main():
     rows = []
     for agent in a.agents:
         for seed in a.seeds:
-            name = f"{agent}_N{a.size}_s{seed}"
+            name = f"{agent}_N{a.size}_s{seed}" if a.env == "deep_sea" else f"{agent}_{a.task}_s{seed}"
             run_dir = os.path.abspath(os.path.join(a.out, name))
             result = os.path.join(run_dir, "result.json")
             os.makedirs(run_dir, exist_ok=True)
@@ -297,7 +308,15 @@ def main():
             t = time.time()
             with open(os.path.join(run_dir, "driver.log"), "w") as f:
                 rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
-            row = {"agent": agent, "size": a.size, "seed": seed, "rc": rc, "their_args": their}
+            row = {
+                "agent": agent,
+                "env": a.env,
+                "task": a.task,
+                "size": a.size,
+                "seed": seed,
+                "rc": rc,
+                "their_args": their,
+            }
             if rc == 0 and os.path.exists(result):
                 row.update(json.load(open(result)))
             row["process_wall_s"] = time.time() - t
