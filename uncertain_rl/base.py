@@ -77,6 +77,7 @@ class Agent(NamedTuple):
     greedy: GreedyFn
     hparams: Hparams  # default numeric hyperparameters (traced, vmappable)
     cell_signals: Optional[CellSignalsFn] = None
+    sees_env_state: bool = False  # act and greedy take the environment's state too: (state, obs, key, env_state)
 
 # %% ../nbs/01_base.ipynb #f11df6dd
 class EnvSpec(NamedTuple):

@@ -140,6 +140,20 @@ class TrainConfig:
         periods = [p for p in (self.eval_every, self.snapshot_every) if p] or [1]
         return math.gcd(*periods), math.lcm(*periods)
 
+# %% ../nbs/06_loops.ipynb #cf249452
+def agent_act(agent: Agent, agent_state, obs, key, env_state) -> tuple:
+    "The agent's action and new state at `obs`, and at `env_state` too where it sees the environment's state."
+    if agent.sees_env_state:
+        return agent.act(agent_state, obs, key, env_state)
+    return agent.act(agent_state, obs, key)
+
+
+def agent_greedy(agent: Agent, agent_state, obs, key, env_state):
+    "The agent's greedy action at `obs` (and `env_state`, where it sees it)."
+    if agent.sees_env_state:
+        return agent.greedy(agent_state, obs, key, env_state)
+    return agent.greedy(agent_state, obs, key)
+
 # %% ../nbs/06_loops.ipynb #cb93117e
 class Run(NamedTuple):
     "The compiled pieces of a training run (see `train`)."
@@ -232,7 +246,7 @@ def train(config: TrainConfig) -> Run:
 
     def one_step(carry: LoopCarry) -> LoopCarry:
         key, k_act, k_env, k_obs = jax.random.split(carry.key, 4)
-        action, agent_state = agent.act(carry.agent_state, carry.obs, k_act)
+        action, agent_state = agent_act(agent, carry.agent_state, carry.obs, k_act, carry.env_state)
         obs, env_state, reward, terminated, truncated, info = env.step(k_env, carry.env_state, action, params(carry))
         done = terminated | truncated
         tr = Transition(
@@ -330,7 +344,7 @@ def _metric_shapes(agent, agent_state, obs, env, env_state, env_params) -> dict:
     "The names of the agent's per-step metrics (found by tracing `observe` once, abstractly)."
 
     def probe(key):
-        action, s = agent.act(agent_state, obs, key)
+        action, s = agent_act(agent, agent_state, obs, key, env_state)
         tr = Transition(obs, action, jnp.float32(0.0), jnp.float32(1.0), obs, jnp.bool_(False))
         return agent.observe(s, tr, key)[1]
 
@@ -805,7 +819,7 @@ def greedy_episode(
     def step(c, key):
         obs, env_state, total, alive = c
         k_act, k_env = jax.random.split(key)
-        action = agent.greedy(agent_state, obs, k_act)
+        action = agent_greedy(agent, agent_state, obs, k_act, env_state)
         obs_next, env_state, reward, term, trunc, _ = env.step(k_env, env_state, action, env_params)
         seen = None if record is None else jnp.where(alive, record(obs), -1)
         return (obs_next, env_state, total + alive * reward, alive & ~(term | trunc)), seen

@@ -245,11 +245,11 @@ class SimPlanner:
             object.__setattr__(self, name, value)
 
     # --- searching
-    def search(self, state, key, obs, beta, use_prior, eta_in, gumbel_scale=1.0):
-        """One Gumbel search (the authors' `epistemic_gumbel_muzero_policy`, mctx's defaults) from the state behind
-        `obs`, every action considered; `eta_in`: the novelty of the edge the agent came in by."""
+    def search(self, state, key, obs, env_state, beta, use_prior, eta_in, gumbel_scale=1.0):
+        """One Gumbel search (the authors' `epistemic_gumbel_muzero_policy`, mctx's defaults) from the environment's
+        state `env_state` behind `obs`, every action considered; `eta_in`: the novelty of the edge it came in by."""
         root_fn, recurrent_fn = self.search_fns
-        env_state = jax.tree.map(lambda x: x[None], self.env.root_state(obs, self.env_params))
+        env_state = jax.tree.map(lambda x: x[None], env_state)
         return epistemic_gumbel_muzero_policy(
             (state.params, state.seen, use_prior),
             key,
@@ -266,11 +266,11 @@ class SimPlanner:
         "Odd episodes explore (E-AZ); AZ never does."
         return jnp.bool_(self.mode.explores) & (state.episodes % 2 == 1)
 
-    def act(self, state, obs, key):
+    def act(self, state, obs, key, env_state):
         "One search: on `q + β σ_q` with a uniform prior in exploratory episodes (E-AZ), else `β = 0` and the prior."
         explore = self.explores(state)
         beta = jnp.where(explore & self.mode.optimistic, state.hparams.beta, 0.0)
-        out = self.search(state, key, obs, beta, ~explore, state.eta_in[None])
+        out = self.search(state, key, obs, env_state, beta, ~explore, state.eta_in[None])
         last = dict(
             root_value=out.search_tree.node_values[0, 0],
             root_var=jnp.square(out.epistemic_summary.value_std[0]),
@@ -278,9 +278,10 @@ class SimPlanner:
         )
         return out.action[0].astype(jnp.int32), state.replace(last=last)
 
-    def greedy(self, state, obs, key):
+    def greedy(self, state, obs, key, env_state):
         "Evaluation: a search with β = 0, the prior and no Gumbel noise; its action."
-        return self.search(state, key, obs, 0.0, True, jnp.zeros(1), gumbel_scale=0.0).action[0].astype(jnp.int32)
+        out = self.search(state, key, obs, env_state, 0.0, True, jnp.zeros(1), gumbel_scale=0.0)
+        return out.action[0].astype(jnp.int32)
 
     # --- recording and learning
     def record(self, state, tr, eta_next) -> dict:
@@ -348,17 +349,17 @@ class SimPlanner:
 
 
 def make_e_az_sim(config: EAZSimConfig, spec: EnvSpec) -> Agent:
-    "E-AZ (or AZ) searching the environment's own dynamics from the state it reads back from each observation."
+    """E-AZ (or AZ) searching the environment's own dynamics from the state the loop hands it (`sees_env_state`); its
+    episodes are replayed whole, so the environment bounds them (`episode_bounds`)."""
     env = spec.env
-    if env is None or not hasattr(env, 'root_state'):
+    if env is None or not (hasattr(env, 'step_env') and hasattr(env, 'episode_bounds')):
         raise ValueError(
-            "env must read its state back from an observation (root_state) for a search with its own dynamics, got "
-            f"{type(env).__name__ if env is not None else None}"
+            "env must be a gymnax environment whose step_env the search calls and whose episode_bounds bound the "
+            f"replayed episodes, got {type(env).__name__ if env is not None else None}"
         )
     params = env.default_params if spec.env_params is None else spec.env_params
-    jax.eval_shape(lambda: env.root_state(env.reset(jax.random.PRNGKey(0), params)[0], params))  # its own checks
     p = SimPlanner(config, env, params, spec.num_actions, len(spec.obs_shape))
-    return Agent(p.init, p.act, p.observe, p.greedy, config.hparams())
+    return Agent(p.init, p.act, p.observe, p.greedy, config.hparams(), sees_env_state=True)
 
 # %% ../../nbs/66_e_az_sim.ipynb #a724a28f
 from uncertain_rl.envs.subleq import ENTRIES as SUBLEQ_ENTRIES
