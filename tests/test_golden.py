@@ -144,3 +144,8 @@ def test_same_runs_passes_only_agents_whose_every_run_is_bit_identical():
     agents = {'a@x': 'a', 'a@y': 'a', 'b@x': 'b', 'c@x': 'c'}
     assert golden.same_runs(old, new, list(agents), agents) == {'b'}
     assert golden.same_runs(old, new, ['a@x', 'b@x'], agents) == {'a', 'b'}  # a@y not asked for
+    # an array only the new code has (state it added) is no difference; one the old code had and the new lacks is
+    new['runs']['b@x'] = dict(new['runs']['b@x'], added=leaf()['w'])
+    assert golden.same_runs(old, new, ['b@x'], agents) == {'b'}
+    new['runs']['b@x'] = {'added': leaf()['w']}
+    assert golden.same_runs(old, new, ['b@x'], agents) == set()

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
-from uncertain_rl.checks import check_bool, check_choice, check_number
+from uncertain_rl.checks import check_bool, check_choice, check_int, check_number
 from uncertain_rl.envs.core import gymnax_core
 
 environment, spaces = gymnax_core()  # gymnax's base class and spaces, without its package import (envs.core)
@@ -38,6 +38,12 @@ def gymnax_games() -> dict:
 
 GAMES = ('breakout', 'asterix', 'freeway', 'space_invaders', 'seaquest')
 FREEWAY_TIME_LIMIT = 2500  # MinAtar's Freeway: the episode ends at the step after 2,500 (its `time_limit`)
+GYMNAX_TIME_LIMIT = 1000  # gymnax's episode limit of the other four games (`max_steps_in_episode`), a truncation
+
+
+def default_time_limit(game: str):
+    "gymnax's 1,000 steps, or none for Freeway, whose own end after 2,500 steps (MinAtar's) comes first."
+    return None if game == 'freeway' else GYMNAX_TIME_LIMIT
 
 
 @struct.dataclass
@@ -51,11 +57,18 @@ class MinAtar(environment.Environment):
 
     image_observations = True  # (10, 10, channels): agents put MinAtar's convolution first (`ensembles.MLP`)
 
-    def __init__(self, game: str = 'breakout', sticky_action_prob: float = 0.1, minimal_actions: bool = False):
+    def __init__(
+        self,
+        game: str = 'breakout',
+        sticky_action_prob: float = 0.1,
+        minimal_actions: bool = False,
+        time_limit: int | None = None,
+    ):
         super().__init__()
         self.game = check_choice('game', game, GAMES)
         self.sticky_action_prob = check_number('sticky_action_prob', sticky_action_prob, 0.0, 1.0)
         self.minimal_actions = check_bool('minimal_actions', minimal_actions)
+        self.time_limit = default_time_limit(game) if time_limit is None else check_int('time_limit', time_limit, 1)
         self.inner = gymnax_games()[game](use_minimal_action_set=minimal_actions)
 
     @property
@@ -81,7 +94,14 @@ class MinAtar(environment.Environment):
         return ended | (self.game == 'freeway') & (state.game.time > FREEWAY_TIME_LIMIT)
 
     def is_truncated(self, state, params) -> jax.Array:
-        return jnp.bool_(False)
+        "After `time_limit` steps, where the game has one."
+        return jnp.bool_(False) if self.time_limit is None else state.game.time >= self.time_limit
+
+    def episode_bounds(self, params=None) -> tuple:
+        "The fewest and the most steps an episode can take: Freeway's never end early."
+        own_end = FREEWAY_TIME_LIMIT + 1 if self.game == 'freeway' else None
+        longest = min(n for n in (self.time_limit, own_end) if n is not None)
+        return (longest if self.game == 'freeway' else 1, longest)
 
     @property
     def name(self) -> str:
