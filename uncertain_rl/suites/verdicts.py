@@ -188,6 +188,16 @@ def _compare_cmh(claim: Claim, method: list, rival: list, metric, alpha: float, 
     )
 
 
+
+def _speedup_kind(informative: bool, speedup) -> str:
+    """What the power column says of a log-rank comparison: the time ratio detectable with 80% power, or why there is
+    none (`smallest_detectable_speedup` gives 0 where not even a 1,000-fold speed-up is detected)."""
+    if not informative:
+        return 'none: the rival never reached the event, so no speed-up of its runs is defined'
+    if not speedup:
+        return "none: too few of the rival's runs reached the event for even a 1,000-fold speed-up to have 80% power"
+    return 'time ratio (80% power)'
+
 def _compare_logrank(
     claim: Claim, method: list, rival: list, times: tuple, strata: tuple, alpha: float, level: float, rival_label
 ) -> dict:
@@ -229,10 +239,8 @@ def _compare_logrank(
         levels_against=_levels_against(medians),
         method_has=f'{ea.sum()}/{len(ea)} reached',
         rival_has=f'{eb.sum()}/{len(eb)} reached',
-        smallest_detectable=finite(speedup) if informative else None,
-        smallest_detectable_kind='time ratio (80% power)'
-        if informative
-        else 'none: the rival never reached the event, so no speed-up of its runs is defined',
+        smallest_detectable=finite(speedup) if informative and speedup else None,
+        smallest_detectable_kind=_speedup_kind(informative, speedup),
         power_at_paper=None
         if paper is None or not informative
         else float(stats.power_times(tb, eb, sb, paper, budgets=budgets, alpha=alpha / 2)),
