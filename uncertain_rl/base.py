@@ -246,6 +246,7 @@ class EnvEntry:
     horizon: Optional[int] = None  # the training horizon in episodes (bsuite's for its experiments)
     notebook: Optional[str] = None  # the notebook that documents it (the docs link to it)
     sized: bool = True  # whether `size` changes it (False: the constructor ignores it)
+    default_size: Optional[int] = None  # the size an Experiment takes when given none (None: 10, `spec.DEFAULT_SIZE`)
     planning: bool = False  # it gives planning agents its true model (`env.planning_model(params)`)
 
     def facts(self, params) -> EnvFacts:

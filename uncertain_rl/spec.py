@@ -25,6 +25,16 @@ from uncertain_rl.checks import check_choice, check_int
 from uncertain_rl.loops import episode_bounds, select_devices
 from uncertain_rl import registry, rundir
 
+# %% ../nbs/82a_spec.ipynb #acb023ad
+DEFAULT_SIZE = 10  # Deep Sea's N, the chain's length, the binary tree's depth, where the environment declares none
+
+
+def default_size(env) -> int:
+    "The size an Experiment of `env` takes when none is given: its registry entry's `default_size`, else 10."
+    if isinstance(env, str) and registry.bsuite_id(env) is None and env in registry.ENVS:
+        return registry.env_entry(env).default_size or DEFAULT_SIZE
+    return DEFAULT_SIZE
+
 # %% ../nbs/82a_spec.ipynb #exp00002
 @dataclass(frozen=True)
 class Experiment:
@@ -43,7 +53,9 @@ class Experiment:
         bit for bit: XLA may order a batched matrix product's sums differently, and a chaotic environment
         (Cartpole) amplifies the last bit. Its learning schedule is its own either way (`ensemble_q.own_schedule`).
       first_seed: the first seed of a count (an integer >= 0).
-      size: Deep Sea's N, the binary tree's depth, the chain's length (an integer >= 1; ignored elsewhere).
+      size: Deep Sea's N, the binary tree's depth, the chain's length, subleq's memory words (an integer >= 1;
+        ignored elsewhere). None: the registered environment's own default (`EnvEntry.default_size`: subleq's 16),
+        else 10.
       mapping_seed: Deep Sea's action map (an integer >= 0; bsuite's sweep uses 42).
       env_params: a gymnax environment's parameters (None: its defaults).
       run_env_params: each seed's own environment parameters, every leaf with one row per seed (a sweep of numeric
@@ -75,7 +87,7 @@ class Experiment:
     steps: Optional[int] = None
     seeds: Any = 1
     first_seed: int = 0
-    size: int = 10
+    size: Optional[int] = None
     mapping_seed: int = 42
     env_params: Any = None
     run_env_params: Any = None
@@ -95,6 +107,8 @@ class Experiment:
     on_chunk: Any = None
 
     def __post_init__(self):
+        if self.size is None:  # the environment's own default size, resolved once, so every later reader sees it
+            object.__setattr__(self, 'size', default_size(self.env))
         if (self.episodes is None) == (self.steps is None):
             raise ValueError(
                 f"give the budget as episodes=N or steps=N (exactly one), got episodes={self.episodes!r}, "

@@ -61,7 +61,11 @@ def add_run_options(t: argparse.ArgumentParser) -> None:
         "bsuite:catch/0), or bsuite-python:ID (bsuite's own Python environment, through the bridge)",
     )
     run.add_argument(
-        '--size', type=int, default=10, help='Deep Sea size N, the binary tree depth L, or the chain length N'
+        '--size',
+        type=int,
+        default=None,
+        help="Deep Sea size N, the binary tree depth L, the chain length N, subleq's words (default: the "
+        "environment's own, subleq's 16; else 10)",
     )
     run.add_argument('--mapping-seed', type=int, default=42, help="Deep Sea action map seed (bsuite's sweep uses 42)")
     run.add_argument(

@@ -274,6 +274,7 @@ def subleq_entry(task: str) -> EnvEntry:
         solved=subleq_solved,
         value_range=lambda params, discount: (0.0, 1.0),
         notebook='64_subleq',
+        default_size=16,  # Sec. 5.1: "We limit the memory size to 16"
     )
 
 

@@ -188,7 +188,6 @@ def _compare_cmh(claim: Claim, method: list, rival: list, metric, alpha: float, 
     )
 
 
-
 def _speedup_kind(informative: bool, speedup) -> str:
     """What the power column says of a log-rank comparison: the time ratio detectable with 80% power, or why there is
     none (`smallest_detectable_speedup` gives 0 where not even a 1,000-fold speed-up is detected)."""
@@ -197,6 +196,7 @@ def _speedup_kind(informative: bool, speedup) -> str:
     if not speedup:
         return "none: too few of the rival's runs reached the event for even a 1,000-fold speed-up to have 80% power"
     return 'time ratio (80% power)'
+
 
 def _compare_logrank(
     claim: Claim, method: list, rival: list, times: tuple, strata: tuple, alpha: float, level: float, rival_label
