@@ -26,14 +26,13 @@ import numpy as np
 from scipy import stats
 
 from bsuite_speed import cpu_kind
-from minatar_dqn_speed import load, our_config, versions
+from minatar_dqn_speed import SHARED, add_shared_arguments, load, our_config, provenance
 from uncertain_rl.envs.minatar import MinAtar
 from uncertain_rl.experiments import Experiment, run, split_keys
 
 HERE = Path(__file__).resolve().parent
 REJAX_SCRIPT = HERE / 'oracles' / 'rejax' / 'dqn_returns.py'
 OUT = HERE / 'results' / 'minatar_dqn_parity'
-SHARED = ('hidden', 'batch', 'buffer', 'learning_starts', 'target_period', 'lr', 'eps_end', 'exploration_fraction')
 
 
 def ours(args) -> dict:
@@ -112,15 +111,7 @@ def main():
     ap.add_argument('--seeds', type=int, default=4)
     ap.add_argument('--evals', type=int, default=8, help='evaluations, one every steps / evals steps')
     ap.add_argument('--eval-episodes', type=int, default=32)
-    ap.add_argument('--hidden', type=int, nargs='+', default=[128])
-    ap.add_argument('--batch', type=int, default=32)
-    ap.add_argument('--buffer', type=int, default=100_000)
-    ap.add_argument('--learning-starts', type=int, default=1000)
-    ap.add_argument('--target-period', type=int, default=1000)
-    ap.add_argument('--lr', type=float, default=2.5e-4)
-    ap.add_argument('--eps-end', type=float, default=0.05)
-    ap.add_argument('--exploration-fraction', type=float, default=0.1)
-    ap.add_argument('--rejax-python', default='/work/venvs/rejax/bin/python')
+    add_shared_arguments(ap)
     ap.add_argument('--out', type=Path, default=OUT)
     args = ap.parse_args()
     if args.steps % args.evals:
@@ -136,12 +127,7 @@ def main():
     last = lambda r: [row[-1] for row in r['greedy_return']]
     area = lambda r: [float(np.mean(row)) for row in r['greedy_return']]
     result = dict(
-        benchmark='minatar_dqn_parity',
-        cpu=cpu,
-        cores=os.cpu_count(),
-        load_average_before=before,
-        load_average_after=load(),
-        versions=dict(ours=versions(), rejax=theirs['versions']),
+        **provenance('minatar_dqn_parity', cpu, before, theirs['versions']),
         steps=args.steps,
         seeds=args.seeds,
         eval_episodes=args.eval_episodes,

@@ -53,6 +53,34 @@ def versions() -> dict:
     return {p: md.version(p) for p in ('uncertain_rl', 'jax', 'jaxlib', 'flax', 'optax', 'gymnax')}
 
 
+SHARED = ('hidden', 'batch', 'buffer', 'learning_starts', 'target_period', 'lr', 'eps_end', 'exploration_fraction')
+
+
+def add_shared_arguments(ap: argparse.ArgumentParser):
+    "The settings both sides share (`SHARED`, as `oracles/rejax/time_dqn.py` takes them) and rejax's Python."
+    ap.add_argument('--hidden', type=int, nargs='+', default=[128], help='hidden units after the convolution')
+    ap.add_argument('--batch', type=int, default=32)
+    ap.add_argument('--buffer', type=int, default=100_000, help='replay capacity')
+    ap.add_argument('--learning-starts', type=int, default=1000, help='uniform actions, no learning, until then')
+    ap.add_argument('--target-period', type=int, default=1000, help='steps between hard target copies')
+    ap.add_argument('--lr', type=float, default=2.5e-4, help="Adam's learning rate")
+    ap.add_argument('--eps-end', type=float, default=0.05)
+    ap.add_argument('--exploration-fraction', type=float, default=0.1, help='ε falls 1 -> eps-end over this share')
+    ap.add_argument('--rejax-python', default='/work/venvs/rejax/bin/python')
+
+
+def provenance(benchmark: str, cpu: str, before: list, rejax_versions) -> dict:
+    "A result's first fields: the benchmark, the machine, its load before and now, both sides' versions."
+    return dict(
+        benchmark=benchmark,
+        cpu=cpu,
+        cores=os.cpu_count(),
+        load_average_before=before,
+        load_average_after=load(),
+        versions=dict(ours=versions(), rejax=rejax_versions),
+    )
+
+
 def our_config(args) -> DQNConfig:
     "Our DQN with the shared settings (`args`)."
     return DQNConfig(
@@ -176,15 +204,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--steps', type=int, default=6000, help='environment steps per seed (both sides)')
     ap.add_argument('--seeds', type=int, nargs='+', default=[1, 4], help='vmapped seed counts to time')
-    ap.add_argument('--hidden', type=int, nargs='+', default=[128], help='hidden units after the convolution')
-    ap.add_argument('--batch', type=int, default=32)
-    ap.add_argument('--buffer', type=int, default=100_000, help='replay capacity')
-    ap.add_argument('--learning-starts', type=int, default=1000, help='uniform actions, no learning, until then')
-    ap.add_argument('--target-period', type=int, default=1000, help='steps between hard target copies')
-    ap.add_argument('--lr', type=float, default=2.5e-4, help="Adam's learning rate")
-    ap.add_argument('--eps-end', type=float, default=0.05)
-    ap.add_argument('--exploration-fraction', type=float, default=0.1, help='ε falls 1 -> eps-end over this share')
-    ap.add_argument('--rejax-python', default='/work/venvs/rejax/bin/python')
+    add_shared_arguments(ap)
     ap.add_argument(
         '--no-conv', action='store_true', help="also both without the convolution (rejax's own MLP, ours flat), 1 seed"
     )
@@ -254,12 +274,7 @@ def main():
                 )
 
     result = dict(
-        benchmark='minatar_dqn_speed',
-        cpu=cpu,
-        cores=os.cpu_count(),
-        load_average_before=before,
-        load_average_after=load(),
-        versions=dict(ours=versions(), rejax=peer.get('versions')),
+        **provenance('minatar_dqn_speed', cpu, before, peer.get('versions')),
         steps=args.steps,
         settings=dict(
             ours=dict(

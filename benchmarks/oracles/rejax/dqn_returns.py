@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from time_dqn import make_algo  # noqa: E402
+from time_dqn import add_dqn_arguments, make_algo  # noqa: E402
 
 
 def main():
@@ -30,15 +30,7 @@ def main():
     ap.add_argument('--seeds', type=int, default=4, help='vmapped seeds (keys split(PRNGKey(0), seeds))')
     ap.add_argument('--evals', type=int, default=8, help='evaluations, one every steps / evals steps')
     ap.add_argument('--eval-episodes', type=int, default=32, help='greedy episodes per evaluation')
-    ap.add_argument('--hidden', type=int, nargs='+', default=[128])
-    ap.add_argument('--batch', type=int, default=32)
-    ap.add_argument('--buffer', type=int, default=100_000)
-    ap.add_argument('--learning-starts', type=int, default=1000)
-    ap.add_argument('--target-period', type=int, default=1000)
-    ap.add_argument('--lr', type=float, default=2.5e-4)
-    ap.add_argument('--eps-end', type=float, default=0.05)
-    ap.add_argument('--exploration-fraction', type=float, default=0.1)
-    ap.add_argument('--stock-network', action='store_true', help="rejax's own MLP on the flattened image")
+    add_dqn_arguments(ap)
     args = ap.parse_args()
     if args.steps % args.evals:
         sys.exit(f'--evals must divide --steps, got {args.evals} and {args.steps}')

@@ -46,6 +46,19 @@ class MinAtarQNetwork(nn.Module):
         return jnp.take_along_axis(self(obs), action[:, None], axis=1).squeeze(1)
 
 
+def add_dqn_arguments(ap: argparse.ArgumentParser):
+    "The DQN settings `make_algo` reads (our side's `minatar_dqn_speed.add_shared_arguments` gives the same)."
+    ap.add_argument('--hidden', type=int, nargs='+', default=[128])
+    ap.add_argument('--batch', type=int, default=32)
+    ap.add_argument('--buffer', type=int, default=100_000)
+    ap.add_argument('--learning-starts', type=int, default=1000)
+    ap.add_argument('--target-period', type=int, default=1000)
+    ap.add_argument('--lr', type=float, default=2.5e-4)
+    ap.add_argument('--eps-end', type=float, default=0.05)
+    ap.add_argument('--exploration-fraction', type=float, default=0.1)
+    ap.add_argument('--stock-network', action='store_true', help="rejax's own MLP on the flattened image")
+
+
 def make_algo(args):
     import rejax
     from gymnax.environments.minatar.breakout import MinBreakout
@@ -122,15 +135,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--steps', type=int, default=30_000, help='environment steps per seed')
     ap.add_argument('--seeds', type=int, nargs='+', default=[1, 4], help='vmapped seed counts to time')
-    ap.add_argument('--hidden', type=int, nargs='+', default=[128])
-    ap.add_argument('--batch', type=int, default=32)
-    ap.add_argument('--buffer', type=int, default=100_000)
-    ap.add_argument('--learning-starts', type=int, default=1000)
-    ap.add_argument('--target-period', type=int, default=1000)
-    ap.add_argument('--lr', type=float, default=2.5e-4)
-    ap.add_argument('--eps-end', type=float, default=0.05)
-    ap.add_argument('--exploration-fraction', type=float, default=0.1)
-    ap.add_argument('--stock-network', action='store_true', help="rejax's own MLP on the flattened image")
+    add_dqn_arguments(ap)
     args = ap.parse_args()
     algo, settings = make_algo(args)
     runs = [time_seeds(algo, s) for s in args.seeds]
