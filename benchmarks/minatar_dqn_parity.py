@@ -16,8 +16,6 @@ difference, not equivalence. Results go to `results/minatar_dqn_parity/result.js
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,7 +24,7 @@ import numpy as np
 from scipy import stats
 
 from bsuite_speed import cpu_kind
-from minatar_dqn_speed import SHARED, add_shared_arguments, load, our_config, provenance
+from minatar_dqn_speed import SHARED, add_shared_arguments, load, our_config, provenance, run_rejax, shared_flags
 from uncertain_rl.envs.minatar import MinAtar
 from uncertain_rl.experiments import Experiment, run, split_keys
 
@@ -66,14 +64,9 @@ def ours(args) -> dict:
 def rejax(args) -> dict:
     "rejax's run, from its own venv."
     cmd = [args.rejax_python, str(REJAX_SCRIPT), '--steps', str(args.steps), '--seeds', str(args.seeds)]
-    cmd += ['--evals', str(args.evals), '--eval-episodes', str(args.eval_episodes), '--hidden', *map(str, args.hidden)]
-    for name in SHARED[1:]:
-        cmd += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    cmd += ['--evals', str(args.evals), '--eval-episodes', str(args.eval_episodes), *shared_flags(args)]
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, JAX_PLATFORMS='cpu'))
-    if proc.returncode:
-        sys.exit(f"rejax's run failed ({' '.join(cmd)}):\n{proc.stderr[-3000:]}")
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]), seconds=time.perf_counter() - t)
+    return dict(run_rejax(cmd), seconds=time.perf_counter() - t)
 
 
 def welch(a, b) -> dict:

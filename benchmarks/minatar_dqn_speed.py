@@ -138,37 +138,28 @@ def ours(config: DQNConfig, env, seeds: int, steps: int) -> dict:
     )
 
 
-def rejax(args, seeds: int, stock: bool = False) -> dict:
-    "rejax's timing JSON for `seeds` vmapped seeds, from its own venv."
-    cmd = [
-        args.rejax_python,
-        str(REJAX_SCRIPT),
-        '--steps',
-        str(args.steps),
-        '--seeds',
-        str(seeds),
-        '--hidden',
-        *map(str, args.hidden),
-        '--batch',
-        str(args.batch),
-        '--buffer',
-        str(args.buffer),
-        '--learning-starts',
-        str(args.learning_starts),
-        '--target-period',
-        str(args.target_period),
-        '--lr',
-        str(args.lr),
-        '--eps-end',
-        str(args.eps_end),
-        '--exploration-fraction',
-        str(args.exploration_fraction),
-    ] + (['--stock-network'] if stock else [])
+def shared_flags(args) -> list:
+    "The shared settings (`SHARED`) as the rejax scripts' command-line flags."
+    flags = []
+    for name in SHARED:
+        value = getattr(args, name)
+        flags += [f"--{name.replace('_', '-')}", *map(str, value if isinstance(value, list) else [value])]
+    return flags
+
+
+def run_rejax(cmd: list) -> dict:
+    "The JSON line a rejax script (`cmd`, in rejax's venv, on the CPU) prints last; its error where it fails."
     env = dict(os.environ, JAX_PLATFORMS='cpu', PYTHONWARNINGS='ignore')
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode:
         sys.exit(f"rejax's run failed ({' '.join(cmd)}):\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def rejax(args, seeds: int, stock: bool = False) -> dict:
+    "rejax's timing JSON for `seeds` vmapped seeds, from its own venv."
+    cmd = [args.rejax_python, str(REJAX_SCRIPT), '--steps', str(args.steps), '--seeds', str(seeds), *shared_flags(args)]
+    return run_rejax(cmd + (['--stock-network'] if stock else []))
 
 
 def conv_probe(batch: int, n: int = 500) -> dict:

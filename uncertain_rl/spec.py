@@ -31,7 +31,7 @@ DEFAULT_SIZE = 10  # Deep Sea's N, the chain's length, the binary tree's depth, 
 
 def default_size(env) -> int:
     "The size an Experiment of `env` takes when none is given: its registry entry's `default_size`, else 10."
-    if isinstance(env, str) and registry.bsuite_id(env) is None and env in registry.ENVS:
+    if isinstance(env, str) and env in registry.ENVS:  # a registered name (bsuite:ID and objects are not)
         return registry.env_entry(env).default_size or DEFAULT_SIZE
     return DEFAULT_SIZE
 
