@@ -72,6 +72,7 @@ APPLICATIONS = {
         '87_suites.cartpole_noise',
         '87a_suites.bsuite',
         '87b_suites.subleq',
+        '87c_suites.minatar',
         '88a_suites.fingerprints',
         '88_suites.store',
         '88b_suites.cluster',

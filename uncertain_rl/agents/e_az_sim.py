@@ -541,3 +541,59 @@ CLAIMS = (
     at_fig_1_scale(E_AZ_SUBLEQ_NEGATE),
     at_fig_1_scale(E_AZ_SUBLEQ_IDENTITY),
 )
+
+# %% ../../nbs/66_e_az_sim.ipynb #e73fd802
+from uncertain_rl.suites.minatar import FIG_5_STEPS, MINATAR_GAMES
+
+MINATAR_CLAIM_SEEDS = 10  # App. Fig. 5: 10 seeds
+MINATAR_REDUCED_STEPS = 20_000
+MINATAR_MARGIN = 0.8  # non-inferiority: E-AZ's mean return at least 0.8 of AZ's (the paper gives none; declared)
+
+
+def minatar_arms(**overrides) -> tuple:
+    "App. Fig. 5's two agents with the authors' MinAtar settings and `overrides`: E-AZ (full hash) first, then AZ."
+    return (
+        Arm('e_az', 'e_az_sim', dict(MINATAR, **overrides)),
+        Arm('az', 'az_sim', dict(MINATAR, **overrides)),
+    )
+
+
+def minatar_runs(games, seeds: int) -> tuple:
+    "Seeds 0, 1, ... of each of `games`."
+    return tuple(({'game': g}, s) for g in games for s in range(seeds))
+
+
+E_AZ_MINATAR = Claim(
+    'e_az_minatar',
+    "E-AZ (full hash, β = 1, untuned) does about as well as AZ on MinAtar: its mean return at least 0.8 of AZ's",
+    'Oren et al. 2025, App. C, Fig. 5',
+    'minatar',
+    minatar_arms(hidden_sizes=(64, 64)),
+    minatar_runs(('breakout',), MINATAR_CLAIM_SEEDS),
+    MINATAR_REDUCED_STEPS,
+    'late_return',
+    'returns',
+    'game',
+    stop_early=False,
+    effect=dict(margin=MINATAR_MARGIN),
+    reported="App. C: 'even when the uncertainty estimator is unsuited, and even without tuning the exploration "
+    "parameter ... EMCTS can compare well to the baseline'; App. Fig. 5: mean and two standard errors of 10 seeds on "
+    "MinAtar's games (the curves are not given as numbers)",
+    notes="non-inferiority at a margin of 0.8 (the paper gives none); metric: the mean return of the episodes without "
+    "an exploration bonus in the last quarter of a run's steps, not a greedy evaluation; Breakout only, 20,000 steps "
+    "(0.24% of the authors' 8,192,000) and heads of 64 (two cores); one environment per seed",
+    family='e_az_minatar',
+)
+E_AZ_MINATAR_PAPER = replace(
+    E_AZ_MINATAR,
+    name='e_az_minatar_paper',
+    arms=minatar_arms(),
+    runs=minatar_runs(MINATAR_GAMES, MINATAR_CLAIM_SEEDS),
+    episodes=FIG_5_STEPS,
+    scale='paper',
+    device='gpu',
+    notes="non-inferiority at a margin of 0.8; the five games, 10 seeds, the authors' 8,192,000 steps a run, App. "
+    "F.2's heads of 256; metric: the mean return of the episodes without an exploration bonus in the last quarter of "
+    "a run's steps; one environment per seed",
+)
+CLAIMS = CLAIMS + (E_AZ_MINATAR, E_AZ_MINATAR_PAPER)

@@ -281,8 +281,11 @@ def plan_lines(rows: list, measured: bool) -> list:
         share = r.get('timed_runs', r['pending'])
         timed = f" (timed on {share} of its {r['pending']} runs, scaled)" if 0 < share < r['pending'] else ''
         timed = ' (estimated from its first call)' if r.get('estimated_from') else timed
-        lines.append(f"| {r['call']}{timed} | {r['pending']} of {r['runs']} | {r['episodes']:,} |{cost}")
-    total = f"{sum(r['pending'] for r in rows)} runs, {sum(r['episodes'] for r in rows):,} episodes left"
+        steps = ' steps' if r.get('unit') == 'steps' else ''  # a suite whose budget is in steps (minatar)
+        lines.append(f"| {r['call']}{timed} | {r['pending']} of {r['runs']} | {r['episodes']:,}{steps} |{cost}")
+    left = lambda unit: sum(r['episodes'] for r in rows if r.get('unit', 'episodes') == unit)
+    units = [u for u in ('episodes', 'steps') if left(u) or (u == 'episodes' and not left('steps'))]
+    total = f"{sum(r['pending'] for r in rows)} runs, {' and '.join(f'{left(u):,} {u}' for u in units)} left"
     if measured:
         total += (
             f"; estimate {hours(sum(r.get('estimate_seconds', 0) for r in rows))} h on this machine, one process "

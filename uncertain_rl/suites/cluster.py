@@ -115,14 +115,15 @@ def measure_call(design: Design, arm, pending: list, config, k: int, sample: int
     )
     steps_here = per_episode * here / longest  # one run's steps an episode, as the timed call's
     ran = per_step * len(pending) * steps_here * k
+    in_steps = design.suite.unit == 'steps'  # a budget in steps: every run plays exactly that many
     out = dict(
         measured_episodes=k,
         timed_runs=share if timed_call == call else 0,
         compile_seconds=compiled,
         run_seconds=ran,
-        estimate_seconds=compiled + ran / k * budget,
+        estimate_seconds=compiled + (per_step * len(pending) * budget if in_steps else ran / k * budget),
         measured_steps=steps_here * k,
-        max_seconds=compiled + per_step * len(pending) * here * budget,
+        max_seconds=compiled + per_step * len(pending) * (budget if in_steps else here * budget),
     )
     return out if timed_call == call else dict(out, estimated_from=timed_call)
 
@@ -162,7 +163,8 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0, sampl
                     runs=len(runs),
                     pending=len(pending),
                     budget=runs[0].budget,
-                    episodes=sum(r.budget for r in pending),
+                    episodes=sum(r.budget for r in pending),  # in the suite's unit: episodes, or steps
+                    unit=design.suite.unit,
                 )
                 if measure and pending:
                     row.update(

@@ -79,6 +79,7 @@ class Suite:
     table: bool = (
         True  # whether the main table (`suite run`) runs it; False: a paper's own experiment, run by its claims
     )
+    unit: str = 'episodes'  # what a run's budget counts: 'episodes' (bsuite's) or 'steps' (`experiment` sets `steps`)
 
     def budgets(self) -> list:
         "Each setting's episodes at most, in order."
@@ -287,7 +288,7 @@ class Claim(ComparedArms):
     runs: tuple  # (setting, seed) pairs, every arm the same
     episodes: object  # every run's budget: episodes, or setting -> episodes
     metric: str  # the paper's metric, by name (`suites.verdicts.METRICS`)
-    test: str  # 'cmh', 'logrank' or 'slope'
+    test: str  # 'cmh', 'logrank', 'slope' or 'returns'
     strata: str  # the setting's field the test stratifies by
     stop_early: bool = True  # stop a call once every run's metric is decided (else play every episode)
     alpha: float = 0.05
@@ -335,7 +336,7 @@ def check_declaration(claim) -> None:
         )
 
 
-CLAIM_TESTS = ('cmh', 'logrank', 'slope')
+CLAIM_TESTS = ('cmh', 'logrank', 'slope', 'returns')
 CLAIM_SCALES = ('reduced', 'paper')
 CLAIM_DEVICES = ('cpu', 'gpu')
 

@@ -256,6 +256,12 @@ def aggregates_markdown(agg: dict) -> str:
     return '\n'.join(lines)
 
 
+def means_line(result: dict, c: dict) -> str:
+    "A returns comparison's mean of the claim's metric per stratum, method / rival: the levels beside their ratio."
+    cells = '; '.join(f'{k}: {m:.2f} / {v:.2f}' for k, (m, v) in sorted(c['means'].items(), key=_stratum))
+    return f"Mean {result['metric']} per {result['strata']}, {result['arms'][0]['label']} / {c['rival']}: {cells}."
+
+
 def medians_line(result: dict, c: dict) -> str:
     """A comparison's Kaplan-Meier medians of the claim's metric per stratum, method / rival (∞: the median run did not
     get there): the levels beside a hazard ratio or a difference of slopes."""
@@ -325,7 +331,8 @@ def claims_markdown(results: list) -> str:
             continue
         design = (
             f"Design: {', '.join(a['label'] for a in r['arms'])} on {r['suite']}, {r['runs']} runs each "
-            f"(stratified by {r['strata']}), at most {', '.join(f'{b:,}' for b in r['budgets'])} episodes; "
+            f"(stratified by {r['strata']}), at most {', '.join(f'{b:,}' for b in r['budgets'])} "
+            f"{r.get('budget_unit', 'episodes')}; "
             f"metric {r['metric']}; test {r['test']}, two-sided, α = {r['alpha']}, {family_text(r)}. "
             f"Decisions: {r['notes']}."
         )
@@ -379,7 +386,8 @@ def claims_markdown(results: list) -> str:
                 f"{_show(c['smallest_detectable'], 3)} ({c['smallest_detectable_kind']}) | {at_paper} | "
                 f"{p_text(c)} | {p_text(c, 'p_holm')} | {c['verdict']}{why} | {', '.join(c['differs']) or 'nothing'} |"
             )
-        lines += ['', *(medians_line(r, c) for c in r['comparisons'] if c.get('medians')), *secondary_lines(r), '']
+        lines += ['', *(medians_line(r, c) for c in r['comparisons'] if c.get('medians'))]
+        lines += [*(means_line(r, c) for c in r['comparisons'] if c.get('means')), *secondary_lines(r), '']
     return '\n'.join(lines)
 
 
@@ -669,7 +677,34 @@ def plot_solved(records: list, claim: Claim, path=None):
     return finish_figure(fig, path)
 
 
-CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)  # each test's figure
+def plot_returns(records: list, claim: Claim, path=None):
+    """A claim on returns: each arm's mean curve (the records' `curve`, in twentieths of a run's steps) with two
+    standard errors over its runs, one panel per stratum, as App. Fig. 5 of the E-AZ paper draws it."""
+    import matplotlib.pyplot as plt
+
+    by_arm = claim_runs(records, claim)
+    levels = sorted({s[claim.strata] for s, _ in claim.runs})
+    fig, axes = plt.subplots(1, len(levels), figsize=(3.8 * len(levels), 3.2), squeeze=False)
+    for ax, v in zip(axes[0], levels):
+        for arm in claim.arms:
+            rs = [r for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
+            if not rs:
+                continue
+            c = np.array([[np.nan if x is None else x for x in r['metrics']['curve']] for r in rs], float)
+            steps = np.mean([r['metrics']['steps'] for r in rs]) * (np.arange(c.shape[1]) + 0.5) / c.shape[1]
+            m, n = np.nanmean(c, 0), np.isfinite(c).sum(0)
+            se = np.nanstd(c, 0, ddof=1) / np.sqrt(np.maximum(n, 1)) if len(rs) > 1 else np.zeros_like(m)
+            ax.plot(steps, m, label=f'{arm.label} ({len(rs)} runs)')
+            ax.fill_between(steps, m - 2 * se, m + 2 * se, alpha=0.2)
+        ax.set(title=f'{claim.strata} = {v}', xlabel='environment steps')
+    axes[0][0].set_ylabel('return (episodes without a bonus)')
+    axes[0][0].legend(fontsize=7)
+    return finish_figure(fig, path)
+
+
+CLAIM_FIGURES = dict(
+    cmh=plot_solved, logrank=plot_survival, slope=plot_scaling, returns=plot_returns
+)  # each test's figure
 
 # %% ../../nbs/89_suites.report.ipynb #1a47d152
 def capabilities(rows: list) -> dict:

@@ -420,12 +420,9 @@ def run_experiment(design: Design, arm: Arm, runs: list, devices='all'):
         env_name,
         preset='none',
         overrides=dict(arm.overrides),
-        episodes=first.budget,
         seeds=seeds,
-        eval_every=0,
-        snapshots=0,
         devices=devices,
-        **fields,
+        **dict(dict(episodes=first.budget, eval_every=0, snapshots=0), **fields),  # a suite in steps sets its own
         **more,
     )
     if suite.run_params is None:

@@ -284,8 +284,11 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
     its interval is simultaneous at that level (Bonferroni over the family: 1 - `claim.alpha / family`); the paper's
     effect is the claim's, or its effect against `rival_label` where it declares one per rival. `levels_against`: the
     strata whose levels (solve rates, medians) favour the rival."""
-    metric, alpha = METRICS[claim.metric], claim.alpha / family
+    alpha = claim.alpha / family
     level = 1 - alpha
+    if claim.test == 'returns':
+        return _compare_returns(claim, method, rival, alpha, level)
+    metric = METRICS[claim.metric]
     if claim.test == 'cmh':
         return _compare_cmh(claim, method, rival, metric, alpha, level)
     (ta, ea), (tb, eb) = _time_metric(method, claim), _time_metric(rival, claim)
@@ -293,6 +296,65 @@ def compare(claim: Claim, method: list, rival: list, family: int = 1, rival_labe
     if claim.test == 'logrank':
         return _compare_logrank(claim, method, rival, times, strata, alpha, level, rival_label)
     return _compare_slope(times, strata, alpha, level)
+
+# %% ../../nbs/89a_suites.verdicts.ipynb #cdfc777b
+RETURNS_REPS = 20_000  # bootstrap resamples of a returns test: its p is at least 2 / 20,000
+RETURN_METRICS = dict(late_return=lambda r: r['metrics']['late_return'])  # a record's return, by a claim's metric
+
+
+def _returns_by_stratum(records: list, claim) -> dict:
+    "Each stratum's array of the records' return metric (runs without one left out)."
+    out = {}
+    for r in records:
+        v = RETURN_METRICS[claim.metric](r)
+        if v is not None:
+            out.setdefault(str(r['setting'][claim.strata]), []).append(float(v))
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def log_ratio_bootstrap(a: dict, b: dict, reps: int = RETURNS_REPS, seed: int = 0) -> np.ndarray:
+    "Resampled mean over strata of log(mean a / mean b): runs drawn with replacement within each arm and stratum."
+    rng = np.random.default_rng(seed)
+    mean_of = lambda x: x[rng.integers(0, len(x), (reps, len(x)))].mean(1)
+    with np.errstate(divide='ignore'):
+        return np.mean([np.log(mean_of(a[s])) - np.log(mean_of(b[s])) for s in sorted(a)], axis=0)
+
+
+def _compare_returns(claim, method: list, rival: list, alpha: float, level: float) -> dict:
+    "`compare` for a claim on returns: the geometric mean ratio of mean returns against the margin, bootstrapped."
+    from scipy.stats import norm
+
+    a, b, margin = _returns_by_stratum(method, claim), _returns_by_stratum(rival, claim), claim.effect['margin']
+    means = {s: [float(a[s].mean()), float(b[s].mean())] for s in sorted(a) if s in b}
+    has = lambda x: (
+        f"mean {claim.metric.replace('_', ' ')} " + ', '.join(f'{k}: {v.mean():.2f}' for k, v in sorted(x.items()))
+    )
+    out = dict(
+        effect=f'ratio of mean {claim.metric.replace("_", " ")}, method / rival (margin {margin})',
+        interval_level=level,
+        medians={},
+        means=means,
+        levels_against=[s for s, (m, r) in means.items() if m < margin * r],
+        method_has=has(a),
+        rival_has=has(b),
+        smallest_detectable_kind='ratio shown above the margin (80% power)',
+        power_level=alpha,
+        p_floor=2 / RETURNS_REPS,
+    )
+    if set(a) != set(b) or not a or min(min(v) for v in means.values()) <= 0:
+        return dict(out, p=1.0, estimate=None, interval=[None, None], direction=0.0, smallest_detectable=None)
+    boot, point = log_ratio_bootstrap(a, b), float(np.mean([np.log(m / r) for m, r in means.values()]))
+    boot = boot[np.isfinite(boot)]  # a resample of only zero returns has no ratio
+    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
+    tail = min(np.mean(boot <= np.log(margin)), np.mean(boot >= np.log(margin)))
+    return dict(
+        out,
+        p=float(min(1.0, 2 * max(tail, 1 / RETURNS_REPS))),
+        estimate=float(np.exp(point)),
+        interval=[float(np.exp(lo)), float(np.exp(hi))],
+        direction=float(np.sign(point - np.log(margin))),
+        smallest_detectable=float(margin * np.exp((norm.isf(alpha / 2) + Z80) * boot.std())),
+    )
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #398f45c2
 def config_difference(a: dict, b: dict) -> dict:
@@ -375,6 +437,7 @@ def check_claim(
         strata=claim.strata,
         runs=len(claim.runs),
         budgets=sorted({claim.budget(s) for s, _ in claim.runs}),
+        budget_unit=suites()[claim.suite].unit,
         stop_early=claim.stop_early,
         effect=dict(claim.effect),
         secondary_metrics=list(claim.secondary),
