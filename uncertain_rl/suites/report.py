@@ -601,19 +601,24 @@ def plot_profiles(rows: list, agg: dict, path=None):
     return finish_figure(fig, path)
 
 
-def plot_survival(records: list, claim: Claim, path=None):
-    """A claim's Kaplan-Meier curves: the fraction of runs not yet at the event against its metric, one panel per
-    stratum."""
+def stratum_panels(records: list, claim: Claim) -> tuple:
+    """A figure of one panel per stratum of `claim`: (figure, axes, [(panel, stratum, [(arm, its records there)])]),
+    arms without records in a stratum left out."""
     import matplotlib.pyplot as plt
 
     by_arm = claim_runs(records, claim)
     levels = sorted({s[claim.strata] for s, _ in claim.runs})
     fig, axes = plt.subplots(1, len(levels), figsize=(3.8 * len(levels), 3.2), squeeze=False)
-    for ax, v in zip(axes[0], levels):
-        for arm in claim.arms:
-            rs = [r for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
-            if not rs:
-                continue
+    of = lambda arm, v: [r for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
+    return fig, axes, [(ax, v, [(a, of(a, v)) for a in claim.arms if of(a, v)]) for ax, v in zip(axes[0], levels)]
+
+
+def plot_survival(records: list, claim: Claim, path=None):
+    """A claim's Kaplan-Meier curves: the fraction of runs not yet at the event against its metric, one panel per
+    stratum."""
+    fig, axes, panels = stratum_panels(records, claim)
+    for ax, v, arms in panels:
+        for arm, rs in arms:
             t, e = _time_metric(rs, claim)
             times, surv = stats.kaplan_meier(t, e)
             ax.step(
@@ -680,16 +685,9 @@ def plot_solved(records: list, claim: Claim, path=None):
 def plot_returns(records: list, claim: Claim, path=None):
     """A claim on returns: each arm's mean curve (the records' `curve`, in twentieths of a run's steps) with two
     standard errors over its runs, one panel per stratum, as App. Fig. 5 of the E-AZ paper draws it."""
-    import matplotlib.pyplot as plt
-
-    by_arm = claim_runs(records, claim)
-    levels = sorted({s[claim.strata] for s, _ in claim.runs})
-    fig, axes = plt.subplots(1, len(levels), figsize=(3.8 * len(levels), 3.2), squeeze=False)
-    for ax, v in zip(axes[0], levels):
-        for arm in claim.arms:
-            rs = [r for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
-            if not rs:
-                continue
+    fig, axes, panels = stratum_panels(records, claim)
+    for ax, v, arms in panels:
+        for arm, rs in arms:
             c = np.array([[np.nan if x is None else x for x in r['metrics']['curve']] for r in rs], float)
             steps = np.mean([r['metrics']['steps'] for r in rs]) * (np.arange(c.shape[1]) + 0.5) / c.shape[1]
             m, n = np.nanmean(c, 0), np.isfinite(c).sum(0)
