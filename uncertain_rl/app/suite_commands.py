@@ -96,7 +96,8 @@ def add_suite_plan_parser(ss) -> None:
         type=int,
         default=0,
         metavar='K',
-        help="time K episodes of each call that has runs left, here, and estimate its whole cost (0: count only)",
+        help="time K episodes (K hundred steps where a suite counts steps) of each call that has runs left, here, and "
+        "estimate its whole cost (0: count only)",
     )
     n.add_argument(
         '--sample',

@@ -68,7 +68,11 @@ def timing_experiment(experiment, config, episodes: int):
     overrides = dict(experiment.overrides)
     if getattr(config, 'min_replay_size', 1) > 1:
         overrides['min_replay_size'] = 1
-    return replace(experiment, episodes=episodes, stop_when=None, checkpoint_every=0, overrides=overrides)
+    budget = dict(episodes=episodes) if experiment.episodes is not None else dict(steps=episodes * TIMED_STEPS)
+    return replace(experiment, **budget, stop_when=None, checkpoint_every=0, overrides=overrides)
+
+
+TIMED_STEPS = 100  # a suite whose budget is in steps (`Suite.unit`): `measure=K` times K hundred steps of a call
 
 
 def timed_share(design: Design, arm, pending: list, config, episodes: int, devices='all') -> tuple:
@@ -106,16 +110,20 @@ def measure_call(design: Design, arm, pending: list, config, k: int, sample: int
                 raise
             return dict(too_large=str(e))
         # the steps of one run's k episodes (the mean over the timed runs); runs cost in proportion
-        steps = float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
+        steps = (  # a suite in steps plays exactly the timed steps
+            float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
+            if timed.steps is None
+            else timed.steps
+        )
         longest = episode_bounds(make_environment(timed)[0])[1]
         timed_calls[key] = (res.compile_seconds, res.run_seconds / share / steps, steps / k, longest, share, call)
     compiled, per_step, per_episode, longest, share, timed_call = timed_calls[key]
     here = (
         episode_bounds(make_environment(run_experiment(design, arm, pending[:1], devices))[0])[1] if sample else longest
     )
-    steps_here = per_episode * here / longest  # one run's steps an episode, as the timed call's
-    ran = per_step * len(pending) * steps_here * k
     in_steps = design.suite.unit == 'steps'  # a budget in steps: every run plays exactly that many
+    steps_here = per_episode * (1 if in_steps else here / longest)  # one run's steps an episode, as the timed call's
+    ran = per_step * len(pending) * steps_here * k
     out = dict(
         measured_episodes=k,
         timed_runs=share if timed_call == call else 0,
