@@ -270,7 +270,8 @@ def plan_lines(rows: list, measured: bool) -> list:
     ]
     for r in rows:
         cost = (
-            f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f} | "
+            f" {r['compile_seconds']:,.1f} | {r['run_seconds'] / r['measured_episodes']:,.3f}"
+            f"{' per 100 steps' if r.get('unit') == 'steps' else ''} | "
             f"{hours(r['estimate_seconds'])} | {hours(r['max_seconds'])} |"
             if 'estimate_seconds' in r
             else ' too large for this machine | - | - | - |'
