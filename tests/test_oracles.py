@@ -353,3 +353,17 @@ def test_the_committed_subleq_oracle_summary_is_what_the_logs_and_the_store_give
     assert json.loads((tmp_path / 's.json').read_text()) == json.loads(
         (ORACLES / 'e_az_subleq_negate_jax.json').read_text()
     )
+
+
+def test_minatar_reference_moving_average_and_published_readings():
+    """The MinAtar reference benchmark's moving average is the mean of the last 100 finished episodes at a frame (by
+    hand), and the published DQN curve's committed readings rise with frames within the figure's axis, as the figure
+    shows (Breakout: fast to about 8 by half a million frames, then flat near 10)."""
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    ref = script_module(ROOT / 'benchmarks' / 'minatar_dqn_reference.py')
+    returns, lengths = np.arange(1, 151), np.full(150, 10)  # 150 episodes of 10 frames, returns 1, 2, ..., 150
+    assert ref.moving_average_at(returns, lengths, [5, 10, 1000, 1500, 2000]) == [None, 1.0, 50.5, 100.5, 100.5]
+    published = json.loads((ROOT / 'benchmarks/results/minatar_dqn_reference/published.json').read_text())
+    values = [v for _, v in sorted((int(f), v) for f, v in published['breakout_dqn'].items())]
+    assert values == sorted(values) and 0 < values[0] and values[-1] <= 19  # the panel's axis ends below 20
+    assert ref.minatar_dqn_config().epsilon_decay_steps == 100_000  # MinAtar's FIRST_N_FRAMES, not a share of steps
