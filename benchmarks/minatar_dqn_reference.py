@@ -6,9 +6,10 @@ MinAtar's DQN (Young & Tian 2019; the repository's `examples/dqn.py`): its netwo
 128 ReLU units), batch 32, replay of 100,000, 5,000 frames before learning (acting at random), one update per frame,
 target copies every 1,000 frames, ε from 1 to 0.1 over the first 100,000 frames, Huber loss (`smooth_l1_loss`),
 γ = 0.99, step size 2.5e-4, sticky actions 0.1 and the six actions (MinAtar's defaults, ours too). Ours differs in its
-optimiser (Adam, where theirs is centered RMSProp: our DQN has Adam only) and its initialisation (flax's LeCun normal,
-theirs PyTorch's). The published curve is the mean of 30 runs over 5M frames, read off the README's figure
-(`oracles/minatar/digitize_curves.py`; the values are in `results/minatar_dqn_reference/published.json`).
+optimiser (Adam, where theirs is centered RMSProp: our DQN has Adam only) and its initialisation (our DQN's default,
+Haiku's truncated normal of scale 1/sqrt(fan_in); theirs PyTorch's). The published curve is the mean of 30 runs over
+5M frames, read off the README's figure (`oracles/minatar/digitize_curves.py`; the values are in
+`results/minatar_dqn_reference/published.json`).
 
 Compared: each seed's 100-episode moving average of training returns at the frames where the published curve is read,
 their mean and range beside the published value. A few seeds: a check of the level, not a test of equality.
