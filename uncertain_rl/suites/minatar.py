@@ -93,3 +93,27 @@ SUITES = (
         unit='steps',
     ),
 )
+
+# %% ../../nbs/87c_suites.minatar.ipynb #4a4fcb83
+from uncertain_rl.suites.report import CLAIM_FIGURES, finish_figure, stratum_panels
+
+
+def plot_returns(records: list, claim, path=None):
+    """A claim on returns: each arm's mean curve (the records' `curve`, in twentieths of a run's steps) with two
+    standard errors over its runs, one panel per stratum, as App. Fig. 5 of the E-AZ paper draws it."""
+    fig, axes, panels = stratum_panels(records, claim)
+    for ax, v, arms in panels:
+        for arm, rs in arms:
+            c = np.array([[np.nan if x is None else x for x in r['metrics']['curve']] for r in rs], float)
+            steps = np.mean([r['metrics']['steps'] for r in rs]) * (np.arange(c.shape[1]) + 0.5) / c.shape[1]
+            m, n = np.nanmean(c, 0), np.isfinite(c).sum(0)
+            se = np.nanstd(c, 0, ddof=1) / np.sqrt(np.maximum(n, 1)) if len(rs) > 1 else np.zeros_like(m)
+            ax.plot(steps, m, label=f'{arm.label} ({len(rs)} runs)')
+            ax.fill_between(steps, m - 2 * se, m + 2 * se, alpha=0.2)
+        ax.set(title=f'{claim.strata} = {v}', xlabel='environment steps')
+    axes[0][0].set_ylabel('return (episodes without a bonus)')
+    axes[0][0].legend(fontsize=7)
+    return finish_figure(fig, path)
+
+
+CLAIM_FIGURES['returns'] = plot_returns  # the report draws a `returns` claim so

@@ -682,27 +682,8 @@ def plot_solved(records: list, claim: Claim, path=None):
     return finish_figure(fig, path)
 
 
-def plot_returns(records: list, claim: Claim, path=None):
-    """A claim on returns: each arm's mean curve (the records' `curve`, in twentieths of a run's steps) with two
-    standard errors over its runs, one panel per stratum, as App. Fig. 5 of the E-AZ paper draws it."""
-    fig, axes, panels = stratum_panels(records, claim)
-    for ax, v, arms in panels:
-        for arm, rs in arms:
-            c = np.array([[np.nan if x is None else x for x in r['metrics']['curve']] for r in rs], float)
-            steps = np.mean([r['metrics']['steps'] for r in rs]) * (np.arange(c.shape[1]) + 0.5) / c.shape[1]
-            m, n = np.nanmean(c, 0), np.isfinite(c).sum(0)
-            se = np.nanstd(c, 0, ddof=1) / np.sqrt(np.maximum(n, 1)) if len(rs) > 1 else np.zeros_like(m)
-            ax.plot(steps, m, label=f'{arm.label} ({len(rs)} runs)')
-            ax.fill_between(steps, m - 2 * se, m + 2 * se, alpha=0.2)
-        ax.set(title=f'{claim.strata} = {v}', xlabel='environment steps')
-    axes[0][0].set_ylabel('return (episodes without a bonus)')
-    axes[0][0].legend(fontsize=7)
-    return finish_figure(fig, path)
-
-
-CLAIM_FIGURES = dict(
-    cmh=plot_solved, logrank=plot_survival, slope=plot_scaling, returns=plot_returns
-)  # each test's figure
+CLAIM_FIGURES = dict(cmh=plot_solved, logrank=plot_survival, slope=plot_scaling)  # each test's figure (and `returns`:
+# the minatar suite's curves, which its module adds, notebook 87c_suites.minatar)
 
 # %% ../../nbs/89_suites.report.ipynb #1a47d152
 def capabilities(rows: list) -> dict:
