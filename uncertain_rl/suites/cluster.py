@@ -100,6 +100,7 @@ def measure_call(design: Design, arm, pending: list, config, k: int, sample: int
     from uncertain_rl.loops import episode_bounds
 
     budget = pending[0].budget
+    in_steps = design.suite.unit == 'steps'  # a budget in steps: every run plays exactly that many
     shape = (static_part(design.suite, pending[0].setting, False), budget, len(pending), config_json(config))
     key, call = (arm.label if sample else shape), describe_call(design, arm, pending)
     if key not in timed_calls:
@@ -111,9 +112,7 @@ def measure_call(design: Design, arm, pending: list, config, k: int, sample: int
             return dict(too_large=str(e))
         # the steps of one run's k episodes (the mean over the timed runs); runs cost in proportion
         steps = (  # a suite in steps plays exactly the timed steps
-            float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
-            if timed.steps is None
-            else timed.steps
+            timed.steps if in_steps else float(np.asarray(res.logs['episode_length'])[..., :k].sum(-1).mean())
         )
         longest = episode_bounds(make_environment(timed)[0])[1]
         timed_calls[key] = (res.compile_seconds, res.run_seconds / share / steps, steps / k, longest, share, call)
@@ -121,7 +120,6 @@ def measure_call(design: Design, arm, pending: list, config, k: int, sample: int
     here = (
         episode_bounds(make_environment(run_experiment(design, arm, pending[:1], devices))[0])[1] if sample else longest
     )
-    in_steps = design.suite.unit == 'steps'  # a budget in steps: every run plays exactly that many
     steps_here = per_episode * (1 if in_steps else here / longest)  # one run's steps an episode, as the timed call's
     ran = per_step * len(pending) * steps_here * k
     out = dict(

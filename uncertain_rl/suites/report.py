@@ -610,7 +610,7 @@ def stratum_panels(records: list, claim: Claim) -> tuple:
     levels = sorted({s[claim.strata] for s, _ in claim.runs})
     fig, axes = plt.subplots(1, len(levels), figsize=(3.8 * len(levels), 3.2), squeeze=False)
     of = lambda arm, v: [r for r in by_arm.get(arm.label, []) if r['setting'][claim.strata] == v]
-    return fig, axes, [(ax, v, [(a, of(a, v)) for a in claim.arms if of(a, v)]) for ax, v in zip(axes[0], levels)]
+    return fig, axes, [(ax, v, [(a, rs) for a in claim.arms if (rs := of(a, v))]) for ax, v in zip(axes[0], levels)]
 
 
 def plot_survival(records: list, claim: Claim, path=None):

@@ -422,7 +422,7 @@ def run_experiment(design: Design, arm: Arm, runs: list, devices='all'):
         overrides=dict(arm.overrides),
         seeds=seeds,
         devices=devices,
-        **dict(dict(episodes=first.budget, eval_every=0, snapshots=0), **fields),  # a suite in steps sets its own
+        **{'episodes': first.budget, 'eval_every': 0, 'snapshots': 0, **fields},  # a suite in steps sets its own
         **more,
     )
     if suite.run_params is None:

@@ -136,8 +136,12 @@ def slope_bootstrap_p(
     "Two-sided bootstrap p of 'the two arms' slopes of log time against size differ' (runs resampled within sizes)."
     da = stats.slope_samples(sizes_a, times_a, events_a, reps=reps, seed=seed)[1]
     db = stats.slope_samples(sizes_b, times_b, events_b, reps=reps, seed=seed + 1)[1]
-    d = da - db
-    return float(min(1.0, 2 * max(min(np.mean(d <= 0), np.mean(d >= 0)), 1 / reps)))
+    return bootstrap_two_sided_p(da - db, 0.0, reps)
+
+
+def bootstrap_two_sided_p(samples, at: float, reps: int) -> float:
+    "Two-sided bootstrap p of 'the resampled quantity is `at`': twice the smaller share on either side, >= 2 / `reps`."
+    return float(min(1.0, 2 * max(min(np.mean(samples <= at), np.mean(samples >= at)), 1 / reps)))
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #30afd018
 Z80 = 0.8416212335729143  # the standard normal's 80th percentile
@@ -346,10 +350,9 @@ def _compare_returns(claim, method: list, rival: list, alpha: float, level: floa
     boot, point = log_ratio_bootstrap(a, b), float(np.mean([np.log(m / r) for m, r in means.values()]))
     boot = boot[np.isfinite(boot)]  # a resample of only zero returns has no ratio
     lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
-    tail = min(np.mean(boot <= np.log(margin)), np.mean(boot >= np.log(margin)))
     return dict(
         out,
-        p=float(min(1.0, 2 * max(tail, 1 / RETURNS_REPS))),
+        p=bootstrap_two_sided_p(boot, np.log(margin), RETURNS_REPS),
         estimate=float(np.exp(point)),
         interval=[float(np.exp(lo)), float(np.exp(hi))],
         direction=float(np.sign(point - np.log(margin))),
