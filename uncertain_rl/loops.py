@@ -44,7 +44,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from uncertain_rl import runtime
 from uncertain_rl.base import Agent, Cells, EnvSpec, Signal, Transition
-from uncertain_rl.checks import check_int, error_line
+from uncertain_rl.checks import check_int, check_number, error_line
 
 # %% ../nbs/06_loops.ipynb #09e5d37d
 BSUITE_INFO_KEYS = (
@@ -441,11 +441,12 @@ def run_chunked(
     given, are each run's own environment parameters, a leading axis like `keys` (see Per-run environment parameters).
     `on_chunk(logs, episodes)` is called after each chunk; if it returns True the run stops there.
     `devices` ('all', a count or a list) are where the runs go, laid out by `run_layout` (see Many devices).
-    With `checkpoints`, the loop's whole state is saved every `checkpoints.every` chunks, and a run whose directory
-    holds a checkpoint continues from it (see Checkpoints).
+    With `checkpoints`, the loop's whole state is saved when `checkpoints.due` (every `checkpoints.every` chunks, or
+    `checkpoints.seconds`), and a run whose directory holds a checkpoint continues from it (see Checkpoints).
 
     Longer than 80 lines, for a reason: the chunk loop's steps (place on devices, resume, run a chunk, hand it to the
-    callbacks, checkpoint, stop) share their state and order; it is keyed into every agent's records like `train`."""
+    callbacks, checkpoint, stop) share their state and order. It is not in the records' code fingerprint (`train` is):
+    how a run is cut into chunks and saved does not change what it computes (the tests below)."""
     from tqdm.auto import tqdm
 
     cfg = run.config
@@ -478,6 +479,7 @@ def run_chunked(
         )
     start = time.perf_counter()
     bar = tqdm(total=cfg.num_steps, initial=first * chunk_steps, unit='step', disable=not shown, leave=False)
+    saved = (first, time.monotonic())  # the last save (or the start): the chunk and the time
     for chunk in range(first, chunks):
         carry = advance(carry)
         logs, episodes = gather_runs((carry.logs, carry.episode), layout)
@@ -491,8 +493,13 @@ def run_chunked(
             break
         if cfg.stop_at_max_episodes and episodes.min() >= cfg.max_episodes:
             break  # every run has its episodes
-        if checkpoints is not None and (chunk + 1) % checkpoints.every == 0 and chunk + 1 < chunks:
+        if (
+            checkpoints is not None
+            and chunk + 1 < chunks
+            and checkpoints.due(chunk + 1 - saved[0], time.monotonic() - saved[1])
+        ):
             save_checkpoint(checkpoints.path, chunk + 1, carry, plan, checkpoints.identity)
+            saved = (chunk + 1, time.monotonic())
     bar.close()
     if cfg.stop_at_max_episodes:
         episodes = np.minimum(episodes, cfg.max_episodes)  # unfrozen runs played on, unlogged
@@ -618,16 +625,24 @@ def run_sharded(run: Run, keys: jax.Array, hparams=None, batched_hparams: bool =
 # %% ../nbs/06_loops.ipynb #ckpt0002
 @dataclass(frozen=True)
 class Checkpoints:
-    """Where and how often `run_chunked` saves the loop's whole state: every `every` chunks, into directory `path`.
-    `identity` (JSON data: what the runs compute, e.g. `experiments.checkpoint_identity`) is saved with each
+    """Where and how often `run_chunked` saves the loop's whole state: every `every` chunks, into directory `path`,
+    and also, with `seconds`, at the end of the first chunk that ends `seconds` or more after the last save (or the
+    start). `identity` (JSON data: what the runs compute, e.g. `experiments.checkpoint_identity`) is saved with each
     checkpoint, and a restore whose identity differs is refused, naming the first field that differs."""
 
     path: Any
     every: int = 5
     identity: Any = None
+    seconds: float | None = None
 
     def __post_init__(self):
         check_int('every', self.every, 1)
+        if self.seconds is not None:
+            check_number('seconds', self.seconds, 0)
+
+    def due(self, chunks_since: int, seconds_since: float) -> bool:
+        "Whether to save now, `chunks_since` chunks and `seconds_since` seconds after the last save (or the start)."
+        return chunks_since >= self.every or (self.seconds is not None and seconds_since >= self.seconds)
 
 
 class CheckpointMismatch(ValueError):

@@ -306,8 +306,9 @@ def bsuite_record_metrics(setting: dict, logs: dict, run: int, played: int) -> d
 
 
 def bsuite_setting_fields(name: str, setting: dict, episodes: int, stop_early: bool) -> dict:
-    "A setting's `Experiment` fields: its bsuite id, compiled (bsuite's scores need every episode: no early stop)."
-    return dict(env=f'bsuite:{name}/{bsuite_index(name, setting)}')
+    """A setting's `Experiment` fields: its bsuite id, compiled (bsuite's scores need every episode: no early stop),
+    and a run with its episodes playing on, unlogged (a record keeps only the logs)."""
+    return dict(env=f'bsuite:{name}/{bsuite_index(name, setting)}', freeze_finished=False)
 
 
 def bsuite_run_params(name: str, env, settings: list):

@@ -62,6 +62,7 @@ from uncertain_rl.suites.core import (
 # %% ../../nbs/88_suites.store.ipynb #5d941af2
 STORE_FILE = 'results.sqlite'
 CHECKPOINTS_DIR = 'checkpoints'  # calls in flight: their loops' states, deleted once stored
+CHECKPOINT_SECONDS = 900  # and saved at least every 15 minutes: a call may take longer than a machine is lent
 RECORD_COLUMNS = (
     'key',
     'design',
@@ -611,8 +612,9 @@ def device_versions() -> dict:
 
 def train_call(out: Path, design: Design, experiment, pending: list, progress=False, checkpoints=None) -> list:
     """Train the records-to-be `pending` (in the order of `experiment`'s seeds) in one call; write their CSV logs.
-    With `checkpoints` (a directory), the call saves its loop's state there and continues from it if a lost
-    process left one (the same records: the same keys, the same directory)."""
+    With `checkpoints` (a directory), the call saves its loop's state there (every `experiment.checkpoint_every`
+    chunks, and at least every `CHECKPOINT_SECONDS`) and continues from it if a lost process left one (the same
+    records: the same keys, the same directory)."""
     from uncertain_rl.experiments import run as run_experiment
     from uncertain_rl.loops import Checkpoints
     from uncertain_rl.rundir import write_atomic
@@ -621,7 +623,9 @@ def train_call(out: Path, design: Design, experiment, pending: list, progress=Fa
     res = run_experiment(
         experiment,
         progress=progress,
-        checkpoints=Checkpoints(checkpoints, every) if checkpoints is not None and every else None,
+        checkpoints=Checkpoints(checkpoints, every, seconds=CHECKPOINT_SECONDS)
+        if checkpoints is not None and every
+        else None,
     )
     share, provenance = 1 / len(pending), json.dumps(dict(versions(PROVENANCE), **device_versions()), sort_keys=True)
     records = []
