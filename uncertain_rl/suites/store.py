@@ -498,12 +498,20 @@ def bsuite_csv(logs: dict, run: int, played: int) -> str:
     return '\n'.join(lines) + '\n'
 
 
-def csv_path(record: dict) -> str:
-    "Where a record's log goes, relative to the store: bsuite's layout for a run of its sweep, else `logs/`."
-    code = (record['code'], record['jax'], record['jaxlib'], record['suite_code'])
-    sweep = digest(record['design'], record['arm'], *code)[:10]
-    folder = f"{record['agent']}-{sweep}/seed_{record['seed']}"
-    if record['setting_index'] is not None:
+def sweep_digest(record: dict, suite_code: str) -> str:
+    "The sweep part of a record's folder: its design, arm, training code, jax's versions and `suite_code`, hashed."
+    return digest(record['design'], record['arm'], record['code'], record['jax'], record['jaxlib'], suite_code)[:10]
+
+
+def csv_path(record: dict, out: Path | None = None) -> str:
+    """Where a record's log goes, relative to the store: bsuite's layout for a run of its sweep, else `logs/`. With
+    `out` (the store), a record whose sweep has no folder there yet joins the folder of a suite code shown to compute
+    the same (`same_code`) if `out` holds one: a sweep stays in one folder per seed, as bsuite's analysis reads it."""
+    top = 'bsuite' if record['setting_index'] is not None else 'logs'
+    name = lambda suite_code: f"{record['agent']}-{sweep_digest(record, suite_code)}"
+    held = [c for c in same_code(record['suite_code']) if out is not None and (Path(out) / top / name(c)).is_dir()]
+    folder = f"{name((held or [record['suite_code']])[0])}/seed_{record['seed']}"
+    if top == 'bsuite':
         return f"bsuite/{folder}/{BSUITE_PREFIX}{record['suite']}-{record['setting_index']}.csv"
     return f"logs/{folder}/{record['suite']}-{digest(record['setting'], record['prng_seed'])[:10]}.csv"
 
@@ -632,7 +640,7 @@ def train_call(out: Path, design: Design, experiment, pending: list, progress=Fa
     for i, rec in enumerate(pending):
         played = int(res.episodes[i])
         rec = dict(rec, versions=provenance)
-        path = csv_path(rec)
+        path = csv_path(rec, out)
         (out / path).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out / path, bsuite_csv(res.logs, i, played))
         metrics = design.suite.metrics(json.loads(rec['setting']), res.logs, i, played)
