@@ -445,8 +445,8 @@ def run_chunked(
     `checkpoints.seconds`), and a run whose directory holds a checkpoint continues from it (see Checkpoints).
 
     Longer than 80 lines, for a reason: the chunk loop's steps (place on devices, resume, run a chunk, hand it to the
-    callbacks, checkpoint, stop) share their state and order. It is not in the records' code fingerprint (`train` is):
-    how a run is cut into chunks and saved does not change what it computes (the tests below)."""
+    callbacks, checkpoint, stop) share their state and order. Not in the records' fingerprint (`train` is): chunks and
+    saves do not change what a run computes (the tests below)."""
     from tqdm.auto import tqdm
 
     cfg = run.config
@@ -493,11 +493,8 @@ def run_chunked(
             break
         if cfg.stop_at_max_episodes and episodes.min() >= cfg.max_episodes:
             break  # every run has its episodes
-        if (
-            checkpoints is not None
-            and chunk + 1 < chunks
-            and checkpoints.due(chunk + 1 - saved[0], time.monotonic() - saved[1])
-        ):
+        since = (chunk + 1 - saved[0], time.monotonic() - saved[1])  # chunks and seconds since the last save
+        if checkpoints is not None and chunk + 1 < chunks and checkpoints.due(*since):
             save_checkpoint(checkpoints.path, chunk + 1, carry, plan, checkpoints.identity)
             saved = (chunk + 1, time.monotonic())
     bar.close()
@@ -637,8 +634,7 @@ class Checkpoints:
 
     def __post_init__(self):
         check_int('every', self.every, 1)
-        if self.seconds is not None:
-            check_number('seconds', self.seconds, 0)
+        self.seconds is None or check_number('seconds', self.seconds, 0)
 
     def due(self, chunks_since: int, seconds_since: float) -> bool:
         "Whether to save now, `chunks_since` chunks and `seconds_since` seconds after the last save (or the start)."
