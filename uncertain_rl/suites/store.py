@@ -509,8 +509,9 @@ def csv_path(record: dict, out: Path | None = None) -> str:
     the same (`same_code`) if `out` holds one: a sweep stays in one folder per seed, as bsuite's analysis reads it."""
     top = 'bsuite' if record['setting_index'] is not None else 'logs'
     name = lambda suite_code: f"{record['agent']}-{sweep_digest(record, suite_code)}"
-    held = [c for c in same_code(record['suite_code']) if out is not None and (Path(out) / top / name(c)).is_dir()]
-    folder = f"{name((held or [record['suite_code']])[0])}/seed_{record['seed']}"
+    codes = [record['suite_code']] if out is None else same_code(record['suite_code'])  # its own first
+    held = [c for c in codes if out is None or (Path(out) / top / name(c)).is_dir()]
+    folder = f"{name((held or codes)[0])}/seed_{record['seed']}"
     if top == 'bsuite':
         return f"bsuite/{folder}/{BSUITE_PREFIX}{record['suite']}-{record['setting_index']}.csv"
     return f"logs/{folder}/{record['suite']}-{digest(record['setting'], record['prng_seed'])[:10]}.csv"
