@@ -291,16 +291,18 @@ def test_bsuite_analysis_scores_the_committed_store_as_it_does():
 @pytest.mark.data
 def test_each_committed_sweep_lies_in_one_bsuite_folder_per_seed():
     """bsuite's analysis reads one agent's sweep from one folder per seed. Every committed row of the main table (its
-    arm, suite, code and jax) keeps its CSVs in one sweep folder, though PE-DQN's five cartpole_noise scales ran five
-    configurations (its C51 support follows each scale's declared return range); and bsuite's own cartpole_noise
-    analysis scores each of PE-DQN's seeds from that folder as the store does."""
+    arm, suite, code and jax; code that replaced code without changing behaviour counts as that code: `same_code`)
+    keeps its CSVs in one sweep folder, though PE-DQN's five cartpole_noise scales ran five configurations (its C51
+    support follows each scale's declared return range); and bsuite's own cartpole_noise analysis scores each of
+    PE-DQN's seeds from that folder as the store does."""
     from bsuite.experiments.cartpole_noise import analysis
     from bsuite.logging.csv_load import load_one_result_set
 
     records = [r for r in store.load_records(COMMITTED) if r['design'] == 'table:cpu' and r['csv']]
     rows = {}
     for r in records:
-        rows.setdefault((r['arm'], r['suite'], r['code'], r['jax'], r['jaxlib']), []).append(r)
+        code, suite_code = (min(fingerprints.same_code(r[k])) for k in ('code', 'suite_code'))
+        rows.setdefault((r['arm'], r['suite'], code, suite_code, r['jax'], r['jaxlib']), []).append(r)
     for row, rs in rows.items():
         assert len({Path(r['csv']).parts[1] for r in rs}) == 1, row
         assert all((COMMITTED / r['csv']).exists() for r in rs), row

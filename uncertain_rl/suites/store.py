@@ -23,7 +23,6 @@ _all_ = [  # the public names; the others are internal (importable within the pa
 
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import hashlib
-import itertools
 import json
 import shutil
 import socket
@@ -503,15 +502,22 @@ def sweep_digest(record: dict, suite_code: str) -> str:
     return digest(record['design'], record['arm'], record['code'], record['jax'], record['jaxlib'], suite_code)[:10]
 
 
+def sweep_codes(record: dict) -> list:
+    """The (training code, suite code) pairs whose sweep folder a record may join: its own first, then every pair of
+    codes shown to compute what its codes compute (`same_code` lists a code first: the agent's lineage, the suite's)."""
+    return [(c, s) for c in same_code(record['code']) for s in same_code(record['suite_code'])]
+
+
 def csv_path(record: dict, out: Path | None = None) -> str:
     """Where a record's log goes, relative to the store: bsuite's layout for a run of its sweep, else `logs/`. With
-    `out` (the store), a record whose sweep has no folder there yet joins the folder of a suite code shown to compute
-    the same (`same_code`) if `out` holds one: a sweep stays in one folder per seed, as bsuite's analysis reads it."""
+    `out` (the store), a record whose sweep has no folder there yet joins the folder of the same sweep run by code
+    shown to compute the same (`sweep_codes`: the agent's or the suite's lineage) if `out` holds one: a sweep stays in
+    one folder per seed, as bsuite's analysis reads it."""
     top = 'bsuite' if record['setting_index'] is not None else 'logs'
-    name = lambda suite_code: f"{record['agent']}-{sweep_digest(record, suite_code)}"
-    codes = [record['suite_code']] if out is None else same_code(record['suite_code'])  # its own first
-    held = [c for c in codes if out is None or (Path(out) / top / name(c)).is_dir()]
-    folder = f"{name((held or codes)[0])}/seed_{record['seed']}"
+    name = lambda codes: f"{record['agent']}-{sweep_digest(dict(record, code=codes[0]), codes[1])}"
+    pairs = [(record['code'], record['suite_code'])] if out is None else sweep_codes(record)
+    held = [c for c in pairs if out is None or (Path(out) / top / name(c)).is_dir()]
+    folder = f"{name((held or pairs)[0])}/seed_{record['seed']}"
     if top == 'bsuite':
         return f"bsuite/{folder}/{BSUITE_PREFIX}{record['suite']}-{record['setting_index']}.csv"
     return f"logs/{folder}/{record['suite']}-{digest(record['setting'], record['prng_seed'])[:10]}.csv"
@@ -589,7 +595,7 @@ def stored_as(
     agent's training code, the suite's, or both; or under another jax and jaxlib the store holds (`other_computing`):
     the report counts such a run as current, so the planner does not train it again (its record keeps its versions).
     Its own key first, then other code, then other versions."""
-    codes = list(itertools.product(same_code(records[0]['code']), same_code(records[0]['suite_code'])))
+    codes = sweep_codes(records[0])
     keyed = [records] + [
         call_records(design, arm, runs, config, c, v, s)
         for v in [computing, *other_computing(con, computing)]
