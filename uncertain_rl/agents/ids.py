@@ -40,7 +40,7 @@ from uncertain_rl.agents.ensemble_q import (
     tabulate_target,
     td_loss,
 )
-from uncertain_rl.agents.pe_dqn import categorical_loss
+from uncertain_rl.agents.pe_dqn import beta_schedule, categorical_loss
 from uncertain_rl.base import Agent, AgentEntry, Cells, DocsSection, EnvFacts, EnvSpec, GoldenCase, Preset, Signal
 from uncertain_rl.checks import integer, number, optional, option, sizes
 from uncertain_rl.ensembles import KERNEL_INITS, EnsembleNetwork, make_ensemble, one_hot_index
@@ -88,7 +88,15 @@ class IDSConfig(EnsembleQConfig):
     )
     c51_learning_rate: float = option(5e-4, number(0), traced=True, help="the C51 model's Adam learning rate")
     c51_prior_scale: float = option(5.0, number(0), traced=True, help="the C51 model's prior scale (pre-softmax)")
-    ids_lambda: float = option(5.0, number(0), traced=True, help="IDS: λ of the regret bound (Table 4's β: 5)")
+    ids_lambda: float = option(5.0, number(0), traced=True, help="IDS: λ of the regret bound at the start (Table 4: 5)")
+    ids_lambda_final: float = option(1.0, number(0), traced=True, help="IDS: λ at the end of its decay (PE-DQN's β)")
+    lambda_decay_episodes: int | None = option(
+        None,
+        optional(integer(0)),
+        traced=lambda v: 0 if v is None else v,
+        help="episodes of λ's linear decay (0: constant λ; None: a third of the environment's training horizon, "
+        "else constant)",
+    )
     var_eps: float = option(1e-4, number(0, low_open=True), help='IDS: ε1 added to the return variances (App. B)')
     info_eps: float = option(1e-5, number(0, low_open=True), help='IDS: ε2 added to the information gain')
 
@@ -118,10 +126,13 @@ class IDSConfig(EnsembleQConfig):
 
 
 def ids_for_env(config: IDSConfig, facts: EnvFacts) -> IDSConfig:
-    "`config` with the C51 support from the environment's declared return range, where it leaves it open."
+    """`config` with what it leaves to the environment: the C51 support from its declared return range, λ's decay over a
+    third of its horizon (PE-DQN's β: `pe_dqn_for_env`)."""
     if config.v_min is None and facts.value_range is not None:
         low, high = facts.value_range(config.discount)
         config = config.replace(v_min=float(low), v_max=float(high))
+    if config.lambda_decay_episodes is None and facts.horizon is not None:
+        config = config.replace(lambda_decay_episodes=max(1, round(facts.horizon / 3)))
     return config
 
 # %% ../../nbs/53_agents.ids.ipynb #28e4509a
@@ -159,10 +170,12 @@ def c51_logits(c51: C51Network, params, prior, prior_scale, x: jax.Array) -> jax
 
 
 def return_variance(logits: jax.Array, support: jax.Array) -> jax.Array:
-    "Var Z of each action's categorical distribution `softmax(logits) [..., A, N]` on `support [N]`."
+    """Var Z of each action's categorical distribution `softmax(logits) [..., A, N]` on `support [N]`, as
+    `sum_i p_i (z_i - E Z)^2`: the centred sum, elementwise (E Z^2 - (E Z)^2 cancels catastrophically on a wide
+    support, and a matrix product may run at reduced precision on a GPU)."""
     p = jax.nn.softmax(logits, -1)
-    mean = p @ support
-    return jnp.maximum(p @ support**2 - mean**2, 0.0)
+    mean = (p * support).sum(-1, keepdims=True)
+    return (p * (support - mean) ** 2).sum(-1)
 
 
 @struct.dataclass
@@ -184,6 +197,7 @@ class C51State:
 class IDSState:
     ens: EnsembleQState  # the ensemble, the replay, the counters and the agent's hyperparameters
     c51: C51State
+    episodes: jax.Array  # episodes completed: λ's clock
     ratio_act: jax.Array  # diagnostic: the information ratio of the action last taken
     info_act: jax.Array  # diagnostic: its information gain
 
@@ -202,7 +216,7 @@ def c51_sample_loss(logits, logits_next_target, support, action, reward, discoun
     """C51's loss of one transition: cross-entropy from the projection of r + discount z under the target's
     distribution at a* = argmax of its mean, to softmax(logits[action]) (`logits [A, N]`)."""
     p_next = jax.nn.softmax(logits_next_target, -1)
-    a_star = jnp.argmax(p_next @ support)
+    a_star = jnp.argmax((p_next * support).sum(-1))
     return categorical_loss(logits[action], support, reward + discount * support, p_next[a_star])
 
 # %% ../../nbs/53_agents.ids.ipynb #57196bba
@@ -222,6 +236,7 @@ def make_ids(config: IDSConfig, spec: EnvSpec) -> Agent:
         return IDSState(
             ens=init_ensemble_q(qnet, config, k_ens, obs, hparams),
             c51=C51State(online, online, prior, optimizer.init(online), jnp.int32(0)),
+            episodes=jnp.int32(0),
             ratio_act=jnp.float32(0.0),
             info_act=jnp.float32(0.0),
         )
@@ -241,12 +256,15 @@ def make_ids(config: IDSConfig, spec: EnvSpec) -> Agent:
         )
         return losses.mean(), dict(c51_loss=losses.mean())
 
+    def lambda_now(state):
+        h = state.ens.hparams
+        return beta_schedule(state.episodes, h.ids_lambda, h.ids_lambda_final, h.lambda_decay_episodes)
+
     def ratio(state, obs):
         x = qnet.encode(obs)
         var_z = return_variance(logits_at(state, state.c51.online, x), c51.support)
         q = acting_q(qnet, state.ens, obs)
-        h = state.ens.hparams
-        return ids_ratio(q, var_z, h.ids_lambda, config.var_eps, config.info_eps), q, var_z
+        return ids_ratio(q, var_z, lambda_now(state), config.var_eps, config.info_eps), q, var_z
 
     def act(state, obs, key):
         r, q, var_z = ratio(state, obs)
@@ -262,7 +280,9 @@ def make_ids(config: IDSConfig, spec: EnvSpec) -> Agent:
         view, c51_metrics = learn(view, k_learn, c51_loss, config)  # the same key: the same batch
         c51_state = view.replace(replay=None, env_steps=None, hparams=None)
         metrics = dict(metrics, **c51_metrics, ids_ratio=state.ratio_act, ids_info=state.info_act)
-        return state.replace(ens=refresh_acting(ens, tr.done), c51=c51_state), metrics
+        metrics = dict(metrics, ids_lambda=lambda_now(state))
+        episodes = state.episodes + tr.done.astype(jnp.int32)
+        return state.replace(ens=refresh_acting(ens, tr.done), c51=c51_state, episodes=episodes), metrics
 
     def greedy(state, obs, key):
         return random_argmax(key, acting_q(qnet, state.ens, obs).mean(0))

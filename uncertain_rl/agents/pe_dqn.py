@@ -693,7 +693,11 @@ PE_DQN_EXPLORATION = replace(
     "own: the design two cores run (the seven-capability claims' exploration rows read the same runs under their "
     "42-fold correction); every arm its registered default; declared after the main table's Deep Sea scores of PE-DQN "
     'and Bootstrapped DQN+P (seeds 0-9: replicates 0-9 here) were on the Results page: Deep Sea 1.0 each, Deep Sea '
-    "stochastic 0.37 and 0.60, against PE-DQN; IDS and DLTV had not run them",
+    "stochastic 0.37 and 0.60, against PE-DQN; IDS and DLTV had not run them. Amended 2026-12-06, before the rivals' "
+    "runs (3 of each one's 108 had been made, on the swing-up, and are superseded): a review against PE-DQN's Table 4 "
+    "and its authors' code gave IDS PE-DQN's β schedule for its λ (5 -> 1 over a third of each run, where it had "
+    "been constant) and DLTV its authors' sorted quantiles and decay schedule; the arms, the "
+    'runs, the test and the rule are unchanged',
     device='cpu',
     family='pe_dqn_exploration',
 )
