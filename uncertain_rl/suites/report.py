@@ -813,6 +813,9 @@ def capability_claim_lines(r: dict) -> list:
         detectable = (
             c['smallest_detectable_kind'] if c['smallest_detectable'] is None else f"{c['smallest_detectable']:.3f}"
         )
+        if c.get('ties'):  # the exact test's floor, which the t approximation does not see
+            above = " > α/m, Holm's strictest step" if c['p_floor'] > r['alpha'] / r['family'] else ''
+            detectable += f"; {c['ties']} tied, p ≥ {c['p_floor']:.2g}{above}"
         lines.append(
             f"| {c['capability'].replace('_', ' ')}{mark} | {c['rival']} | {c['method_has']} | {c['rival_has']} | "
             f"{effect} | {detectable} | {p_text(c)} | {p_text(c, 'p_holm')} | {c['verdict']} |"

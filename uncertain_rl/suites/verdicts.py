@@ -569,6 +569,7 @@ def paired_permutation(a, b, level: float) -> dict:
 
     a, b = np.asarray(a, float), np.asarray(b, float)
     d, n = a - b, len(a)
+    untied = int(np.count_nonzero(d))  # a replicate with d = 0 is its own sign flip: 2^untied distinct patterns
     mean_difference = lambda x, y, axis: np.mean(x - y, axis=axis)
     p = sps.permutation_test(
         (a, b), mean_difference, permutation_type='samples', vectorized=True, n_resamples=np.inf
@@ -584,6 +585,8 @@ def paired_permutation(a, b, level: float) -> dict:
         direction=float(np.sign(d.mean())),
         smallest_detectable=detectable,
         smallest_detectable_kind='mean difference, t approximation',
+        p_floor=2.0 ** (1 - untied) if untied else 1.0,  # the smallest p these ties allow: all others of one sign
+        ties=n - untied,
     )
 
 
