@@ -526,15 +526,32 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
     return list(results.values())
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #capver1
+def declared_runs(records: list, design) -> list:
+    """`records` of `design`'s declared runs only, one a run (setting, seed, PRNG seed): the newest, where code shown
+    to compute the same ran it twice. A run the design does not declare never enters its scores."""
+    want, kept = {(setting_key(r.setting), r.seed, r.prng_seed) for r in design.runs}, {}
+    for r in sorted(records, key=lambda r: str(r.get('finished') or '')):
+        run = (setting_key(r['setting']), r['seed'], r['prng_seed'])
+        if run in want:
+            kept[run] = r
+    return list(kept.values())
+
+
 def capability_runs(records: list, claim: CapabilityClaim) -> dict:
-    "A capability claim's records by arm and experiment, one computation each: {arm: {experiment: records}}."
-    mine = [r for r in records if r['design'] == f'claim:{claim.name}']
+    """A capability claim's records by arm and experiment, one computation each and its declared runs only (one
+    record a run): {arm: {experiment: records}}."""
+    from uncertain_rl.suites.store import capability_designs
+
+    designs = {d.suite.name: d for d in capability_designs(claim)}
+    mine = [r for r in records if r['design'] == f'claim:{claim.name}' and r['suite'] in designs]
     out = {}
     for a in claim.arms:
         by_suite = {}
         for r in (r for r in mine if r['arm'] == a.label):
             by_suite.setdefault(r['suite'], []).append(r)
-        out[a.label] = {name: one_computation(rs)[0] for name, rs in sorted(by_suite.items())}
+        out[a.label] = {
+            name: declared_runs(one_computation(rs)[0], designs[name]) for name, rs in sorted(by_suite.items())
+        }
     return out
 
 
