@@ -40,7 +40,7 @@ from uncertain_rl.agents.ensemble_q import (
     tabulate_target,
     td_loss,
 )
-from uncertain_rl.agents.pe_dqn import beta_schedule, categorical_loss
+from uncertain_rl.agents.pe_dqn import beta_schedule, categorical_loss, third_of_horizon
 from uncertain_rl.base import Agent, AgentEntry, Cells, DocsSection, EnvFacts, EnvSpec, GoldenCase, Preset, Signal
 from uncertain_rl.checks import integer, number, optional, option, sizes
 from uncertain_rl.ensembles import KERNEL_INITS, EnsembleNetwork, make_ensemble, one_hot_index
@@ -132,7 +132,7 @@ def ids_for_env(config: IDSConfig, facts: EnvFacts) -> IDSConfig:
         low, high = facts.value_range(config.discount)
         config = config.replace(v_min=float(low), v_max=float(high))
     if config.lambda_decay_episodes is None and facts.horizon is not None:
-        config = config.replace(lambda_decay_episodes=max(1, round(facts.horizon / 3)))
+        config = config.replace(lambda_decay_episodes=third_of_horizon(facts))
     return config
 
 # %% ../../nbs/53_agents.ids.ipynb #28e4509a

@@ -207,6 +207,11 @@ class PEDQNConfig(ReplayLearnerConfig):
 PE_DQN_PAPER = dict(hidden_sizes=(512,), num_atoms=101, prior_scale=20.0)  # the paper's (Table 4): the preset `paper`
 
 
+def third_of_horizon(facts: EnvFacts) -> int | None:
+    "App. B.2's decay length: a third of the environment's training horizon in episodes, at least 1 (None: none)."
+    return None if facts.horizon is None else max(1, round(facts.horizon / 3))
+
+
 def pe_dqn_for_env(config: PEDQNConfig, facts: EnvFacts) -> PEDQNConfig:
     """`config` with what it leaves to the environment: the support from its return range, β's decay over a third of its
     horizon."""
@@ -214,7 +219,7 @@ def pe_dqn_for_env(config: PEDQNConfig, facts: EnvFacts) -> PEDQNConfig:
         low, high = facts.value_range(config.discount)
         config = config.replace(v_min=float(low), v_max=float(high))
     if config.beta_decay_episodes is None and facts.horizon is not None:
-        config = config.replace(beta_decay_episodes=max(1, round(facts.horizon / 3)))
+        config = config.replace(beta_decay_episodes=third_of_horizon(facts))
     return config
 
 # %% ../../nbs/51_pe_dqn.ipynb #pe000020

@@ -497,9 +497,9 @@ def bsuite_csv(logs: dict, run: int, played: int) -> str:
     return '\n'.join(lines) + '\n'
 
 
-def sweep_digest(record: dict, suite_code: str) -> str:
-    "The sweep part of a record's folder: its design, arm, training code, jax's versions and `suite_code`, hashed."
-    return digest(record['design'], record['arm'], record['code'], record['jax'], record['jaxlib'], suite_code)[:10]
+def sweep_digest(record: dict, code: str, suite_code: str) -> str:
+    "The sweep part of a record's folder: its design, arm, jax's versions, training `code` and `suite_code`, hashed."
+    return digest(record['design'], record['arm'], code, record['jax'], record['jaxlib'], suite_code)[:10]
 
 
 def sweep_codes(record: dict) -> list:
@@ -514,7 +514,7 @@ def csv_path(record: dict, out: Path | None = None) -> str:
     shown to compute the same (`sweep_codes`: the agent's or the suite's lineage) if `out` holds one: a sweep stays in
     one folder per seed, as bsuite's analysis reads it."""
     top = 'bsuite' if record['setting_index'] is not None else 'logs'
-    name = lambda codes: f"{record['agent']}-{sweep_digest(dict(record, code=codes[0]), codes[1])}"
+    name = lambda codes: f"{record['agent']}-{sweep_digest(record, *codes)}"
     pairs = [(record['code'], record['suite_code'])] if out is None else sweep_codes(record)
     held = [c for c in pairs if out is None or (Path(out) / top / name(c)).is_dir()]
     folder = f"{name((held or pairs)[0])}/seed_{record['seed']}"
