@@ -158,6 +158,32 @@ def test_an_empty_shard_is_refused_not_the_whole_plan(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
+    'argv',
+    [
+        ['run', '--agents', 'boot_dqn'],
+        ['claims', '--claims', 'tdu_stochastic'],
+        ['submit', 'run', '--agents', 'boot_dqn', '--executor', 'local'],
+    ],
+)
+def test_runs_per_call_below_one_is_refused(tmp_path, capsys, argv):
+    "`--runs-per-call 0` is refused in one line before anything is written."
+    err = refused(capsys, 'suite', *argv, '--runs-per-call', '0', '--out', tmp_path / 'suite', '--no-progress')
+    assert '--runs-per-call must be an integer >= 1, got 0' in err and not (tmp_path / 'suite').exists()
+
+
+@pytest.mark.parametrize('command', ['run', 'claims'])
+def test_runs_per_call_reaches_the_runner(tmp_path, command):
+    "`--runs-per-call 2` is what `store.run` or `store.run_claims` is given (the pieces themselves: notebook 88)."
+    counts = dict(trained=0, stored=0, copied=0, in_flight=0, unsupported=0)
+    which = ['--agents', 'boot_dqn'] if command == 'run' else ['--claims', 'tdu_stochastic']
+    with mock.patch(
+        f"uncertain_rl.suites.store.{'run' if command == 'run' else 'run_claims'}", return_value=counts
+    ) as m:
+        main(['suite', command, *which, '--runs-per-call', '2', '--out', str(tmp_path), '--no-progress'])
+    assert m.call_args.kwargs['runs_per_call'] == 2
+
+
+@pytest.mark.parametrize(
     'argv, why',
     [
         (['run', '--agents', 'boot_dqn', '--profile', 'nope', '--executor', 'local'], 'profile must be one of'),

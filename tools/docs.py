@@ -75,6 +75,7 @@ APPLICATIONS = {
         '87c_suites.minatar',
         '88a_suites.fingerprints',
         '88_suites.store',
+        '88c_suites.leases',
         '88b_suites.cluster',
         '89a_suites.verdicts',
         '89_suites.report',

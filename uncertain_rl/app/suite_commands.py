@@ -123,6 +123,15 @@ def add_suite_store_options(r, c, b) -> None:
             help='only part K of N of the plan of calls (default: all of it; merge the parts\' stores after)',
         )
     for x in (r, c, b):
+        x.add_argument(
+            '--runs-per-call',
+            type=int,
+            default=None,
+            metavar='N',
+            help="train at most N runs together, each piece of a call its own call (default: all of a call's, as a GPU "
+            'wants; on a CPU 1 is faster for the replay agents, and a second process on the same command takes the '
+            'next piece)',
+        )
         x.add_argument('--out', required=True, help='the directory of the store (results.sqlite) and the CSV logs')
         x.add_argument(
             '--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)"
@@ -180,6 +189,8 @@ def cmd_suite(args) -> int:
         report.report(args.out)
         print((Path(args.out) / 'leaderboard.md').read_text(), end='')
         return 0
+    if getattr(args, 'runs_per_call', None) is not None and args.runs_per_call < 1:  # run, claims, submit
+        raise UsageError(f"--runs-per-call must be an integer >= 1, got {args.runs_per_call}")
     if args.suite_command == 'submit':
         return cmd_submit(args)
     if args.suite_command == 'plan':
@@ -189,7 +200,12 @@ def cmd_suite(args) -> int:
     if args.suite_command == 'claims':
         names = None if args.claims is None else args.claims.split(',')
         counts = store.run_claims(
-            names, args.out, parse_devices(args.devices), progress=not args.no_progress, shard=shard
+            names,
+            args.out,
+            parse_devices(args.devices),
+            progress=not args.no_progress,
+            shard=shard,
+            runs_per_call=args.runs_per_call,
         )
     else:
         counts = store.run(
@@ -200,6 +216,7 @@ def cmd_suite(args) -> int:
             parse_devices(args.devices),
             progress=not args.no_progress,
             shard=shard,
+            runs_per_call=args.runs_per_call,
         )
     print(count_line(counts, Path(args.out) / store.STORE_FILE))
     return 0
@@ -245,9 +262,15 @@ def cmd_submit(args) -> int:
             profile=args.profile,
             out=args.out,
             devices=devices,
+            runs_per_call=args.runs_per_call,
         )
     else:
-        kwargs = dict(names=None if args.claims is None else args.claims.split(','), out=args.out, devices=devices)
+        kwargs = dict(
+            names=None if args.claims is None else args.claims.split(','),
+            out=args.out,
+            devices=devices,
+            runs_per_call=args.runs_per_call,
+        )
     parameters = dict(timeout_min=args.timeout_min, gpus_per_node=args.gpus_per_node)
     if args.partition:
         parameters['slurm_partition'] = args.partition

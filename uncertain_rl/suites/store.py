@@ -44,6 +44,15 @@ from uncertain_rl.suites.fingerprints import (
     suite_fingerprint,
     versions,
 )
+from uncertain_rl.suites.leases import (  # processes sharing a store (notebook 88c_suites.leases)
+    STORE_FILE,
+    Heartbeat,
+    LeaseLost,
+    held_elsewhere,
+    lease,
+    release,
+    watch_leases,
+)
 from uncertain_rl.suites.core import (
     Arm,
     CapabilityClaim,
@@ -59,7 +68,6 @@ from uncertain_rl.suites.core import (
 )
 
 # %% ../../nbs/88_suites.store.ipynb #5d941af2
-STORE_FILE = 'results.sqlite'
 CHECKPOINTS_DIR = 'checkpoints'  # calls in flight: their loops' states, deleted once stored
 CHECKPOINT_SECONDS = 900  # and saved at least every 15 minutes: a call may take longer than a machine is lent
 RECORD_COLUMNS = (
@@ -211,137 +219,6 @@ def load_records(out) -> list:
     finally:
         con.close()
     return records
-
-# %% ../../nbs/88_suites.store.ipynb #3d8ab400
-def lease_owner() -> str:
-    "This process, as a lease names it: host and process id."
-    import os
-
-    return f'{socket.gethostname()}:{os.getpid()}'
-
-
-def owner_alive(owner: str) -> bool:
-    "Whether the process `owner` (host:pid) may still be running: on this host, whether the pid exists; elsewhere, yes."
-    from uncertain_rl.rundir import process_running
-
-    host, _, pid = owner.rpartition(':')
-    return process_running(host, int(pid) if pid.isdigit() else None)
-
-
-HEARTBEAT_SECONDS = 60  # a training call renews its leases this often ...
-LEASE_EXPIRY_SECONDS = 600  # ... and a lease not renewed for this long has expired, whoever holds it
-
-
-def lease_stamp(now: float | None = None) -> str:
-    """The time a lease is taken or renewed at, as the `since` column keeps it: UTC epoch seconds (`time.time`), which
-    read the same on every host whatever its time zone (local clock text would make a process behind UTC look stale)."""
-    return repr(float(time.time() if now is None else now))
-
-
-def expired(since, now: float | None = None) -> bool:
-    """Whether a lease renewed at `since` (epoch seconds, as `lease_stamp` writes them) has expired: renewed more than
-    `LEASE_EXPIRY_SECONDS` ago, or dated more than that ahead of this clock (a clock that skew puts in the future would
-    otherwise hold its lease forever). Text that is not epoch seconds (a store of older code) has expired."""
-    try:
-        renewed = float(since)
-    except (TypeError, ValueError):
-        return True
-    return not abs((time.time() if now is None else now) - renewed) <= LEASE_EXPIRY_SECONDS  # NaN: expired
-
-
-def held_elsewhere(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list:
-    """Those of `keys` that an owner other than `owner` (this process by default) holds alive: its process running as
-    far as this host can tell (`owner_alive`) and its lease not `expired`."""
-    owner, keys = owner or lease_owner(), list(keys)
-    if not keys:
-        return []
-    rows = con.execute(f"SELECT key, owner, since FROM leases WHERE key IN ({', '.join('?' * len(keys))})", keys)
-    live = {k for k, o, since in rows if o != owner and owner_alive(o) and not expired(since)}
-    return [k for k in keys if k in live]
-
-
-def lease(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list:
-    """Lease `keys` to `owner` (this process by default); returns the keys now held: those no other owner holds
-    alive (`held_elsewhere`)."""
-    owner = owner or lease_owner()
-    con.execute('BEGIN IMMEDIATE')
-    try:
-        taken = set(held_elsewhere(con, keys, owner))
-        mine = [k for k in keys if k not in taken]
-        con.executemany('INSERT OR REPLACE INTO leases VALUES (?, ?, ?)', [(k, owner, lease_stamp()) for k in mine])
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
-    return mine
-
-
-def release(con: sqlite3.Connection, keys: list, owner: str | None = None) -> None:
-    """Drop `owner`'s leases (this process's by default) on `keys`; a lease another process took over is its own to
-    drop."""
-    owner = owner or lease_owner()
-    with con:
-        con.executemany('DELETE FROM leases WHERE key = ? AND owner = ?', [(k, owner) for k in keys])
-
-
-class LeaseLost(Exception):
-    "Raised inside a training call whose leases another process took over: the call stops, the records are its."
-
-
-def lost_leases(con: sqlite3.Connection, keys: list, owner: str | None = None) -> list:
-    "Those of `keys` whose lease no longer names `owner` (this process by default): taken over, or dropped by a taker."
-    owner, keys = owner or lease_owner(), list(keys)
-    rows = con.execute(
-        f"SELECT key FROM leases WHERE owner = ? AND key IN ({', '.join('?' * len(keys))})", [owner, *keys]
-    )
-    mine = {k for (k,) in rows}
-    return [k for k in keys if k not in mine]
-
-
-def watch_leases(con: sqlite3.Connection, keys: list, on_chunk=None, owner: str | None = None):
-    """An experiment's `on_chunk` callback (after `on_chunk`, the experiment's own, if any) that raises `LeaseLost`
-    once the lease of any of `keys` no longer names `owner`: a process that took a lease it thought expired trains the
-    call itself, so this one stops rather than train it twice into one checkpoint folder."""
-    owner = owner or lease_owner()
-
-    def check(logs, episodes):
-        if on_chunk is not None:
-            on_chunk(logs, episodes)
-        lost = lost_leases(con, keys, owner)
-        if lost:
-            raise LeaseLost(f"{len(lost)} of the call's {len(keys)} leases were taken over by another process")
-
-    return check
-
-
-class Heartbeat:
-    """While in its `with` block, a thread renews `owner`'s leases in the store at `out` every `every` seconds (with
-    `lease_stamp`: epoch seconds)."""
-
-    def __init__(self, out, owner: str | None = None, every: float = HEARTBEAT_SECONDS):
-        import threading
-
-        self.out, self.owner, self.every, self.stop = Path(out), owner or lease_owner(), every, threading.Event()
-        self.thread = threading.Thread(target=self._beat, daemon=True)
-
-    def _beat(self):
-        con = sqlite3.connect(self.out / STORE_FILE, timeout=120)  # a connection of this thread's own
-        try:
-            while not self.stop.wait(self.every):
-                with con:
-                    con.execute('UPDATE leases SET since = ? WHERE owner = ?', (lease_stamp(), self.owner))
-        except sqlite3.Error:
-            pass  # a missed beat: the lease may expire
-        finally:
-            con.close()
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
 
 # %% ../../nbs/88_suites.store.ipynb #590a9011
 REPLICA_STRIDE = (
@@ -731,11 +608,14 @@ def store_call(
     devices='all',
     progress: bool = False,
     keys=None,
+    runs_per_call: int | None = None,
 ) -> list:
     """Store what one call (`runs`, their records-to-be `records`) lacks, of its records keyed `keys` (None: all):
     count those stored, copy those another design stored, train those this process can lease; add to `counts`.
     Returns the records left to other processes: leased by them, or taken over while this process trained them (the
-    call stops at its next chunk, stores nothing and leaves its checkpoint to the process that took it)."""
+    call stops at its next chunk, stores nothing and leaves its checkpoint to the process that took it). With
+    `runs_per_call`, the records to train go in pieces of at most that many, each looked up, leased and trained in
+    turn as a call of its own."""
     from dataclasses import replace
 
     chosen = [i for i, r in enumerate(records) if keys is None or r['key'] in keys]
@@ -747,6 +627,12 @@ def store_call(
     counts['copied'] += insert_records(con, copies)
     counts['stored'] += sum(here in found[i] for i in chosen)
     pending = [records[i] for i in chosen if not found[i]]
+    if runs_per_call and len(pending) > runs_per_call:  # each piece looked up again when its turn comes
+        piece = lambda s: {r['key'] for r in pending[s : s + runs_per_call]}
+        call = lambda keys: store_call(
+            con, out, design, arm, runs, config, records, computing, counts, devices, progress, keys
+        )
+        return [r for s in range(0, len(pending), runs_per_call) for r in call(piece(s))]
     held = set(lease(con, [r['key'] for r in pending])) if pending else set()
     left, pending = [r for r in pending if r['key'] not in held], [r for r in pending if r['key'] in held]
     if not pending:
@@ -771,13 +657,23 @@ def store_call(
 
 
 def run_design(
-    design: Design, out, devices='all', progress: bool = False, shard: Shard | None = None, plan: dict | None = None
+    design: Design,
+    out,
+    devices='all',
+    progress: bool = False,
+    shard: Shard | None = None,
+    plan: dict | None = None,
+    runs_per_call: int | None = None,
 ) -> dict:
     """Train what `design` asks for into the store in `out`, skipping what is stored. Returns counts: records trained,
     found stored, copied from another design, left to another live process (`in_flight`), arms skipped as unsupported,
     calls left to other shards. With `shard`, only that part of the plan's calls; `plan` counts calls across designs.
     Records left to another process are tried again at the end (it may have finished them, or died), and only those
-    still leased by a live holder count as in flight."""
+    still leased by a live holder count as in flight. `runs_per_call` (None: all of a call's) caps the runs trained
+    together (`store_call`)."""
+    from uncertain_rl.checks import check_int
+
+    runs_per_call = None if runs_per_call is None else check_int('runs_per_call', runs_per_call, 1)
     refuse_distributed()
     out, plan = Path(out), plan if plan is not None else dict(index=0)
     counts = dict(trained=0, stored=0, copied=0, in_flight=0, unsupported=0, other_shards=0)
@@ -794,11 +690,27 @@ def run_design(
                     counts['other_shards'] += 1
                     continue
                 records = call_records_of(design, arm, runs, config, computing, devices)
-                left = store_call(con, out, design, arm, runs, config, records, computing, counts, devices, progress)
+                left = store_call(
+                    con,
+                    out,
+                    design,
+                    arm,
+                    runs,
+                    config,
+                    records,
+                    computing,
+                    counts,
+                    devices,
+                    progress,
+                    None,
+                    runs_per_call,
+                )
                 if left:
                     deferred.append((arm, runs, config, records, {r['key'] for r in left}))
         for arm, runs, config, records, keys in deferred:  # their holders may have finished them, or died
-            left = store_call(con, out, design, arm, runs, config, records, computing, counts, devices, progress, keys)
+            left = store_call(
+                con, out, design, arm, runs, config, records, computing, counts, devices, progress, keys, runs_per_call
+            )
             counts['in_flight'] += len(held_elsewhere(con, [r['key'] for r in left]))
     finally:
         con.close()
@@ -825,12 +737,13 @@ def run(
     devices='all',
     progress: bool = False,
     shard: Shard | None = None,
+    runs_per_call: int | None = None,
 ) -> dict:
     """Run the main tables of `profile` (bsuite's protocol) for `agents` on `suites_` into the store in `out`; summed
     counts."""
     total, plan = {}, dict(index=0)
     for design in table_designs(agents, suites_, profile):
-        for k, v in run_design(design, out, devices, progress, shard, plan).items():
+        for k, v in run_design(design, out, devices, progress, shard, plan, runs_per_call).items():
             total[k] = total.get(k, 0) + v
     return total
 
@@ -854,11 +767,18 @@ def claim_names(names=None) -> list:
     return names
 
 
-def run_claims(names=None, out='suite', devices='all', progress: bool = False, shard: Shard | None = None) -> dict:
+def run_claims(
+    names=None,
+    out='suite',
+    devices='all',
+    progress: bool = False,
+    shard: Shard | None = None,
+    runs_per_call: int | None = None,
+) -> dict:
     "Run the designs of the claims `names` (None: every `cpu` claim) into the store in `out`; summed counts."
     total, plan = {}, dict(index=0)
     for design in claim_designs(names):
-        for k, v in run_design(design, out, devices, progress, shard, plan).items():
+        for k, v in run_design(design, out, devices, progress, shard, plan, runs_per_call).items():
             total[k] = total.get(k, 0) + v
     return total
 
