@@ -160,14 +160,15 @@ def test_an_empty_shard_is_refused_not_the_whole_plan(tmp_path, capsys):
 @pytest.mark.parametrize(
     'argv',
     [
-        ['run', '--agents', 'boot_dqn'],
-        ['claims', '--claims', 'tdu_stochastic'],
-        ['submit', 'run', '--agents', 'boot_dqn', '--executor', 'local'],
+        ['run', '--agents', 'boot_dqn', '--no-progress'],
+        ['claims', '--claims', 'tdu_stochastic', '--no-progress'],
+        ['submit', 'run', '--agents', 'boot_dqn', '--executor', 'local', '--no-progress'],
+        ['plan', 'claims', '--claims', 'tdu_stochastic'],
     ],
 )
 def test_runs_per_call_below_one_is_refused(tmp_path, capsys, argv):
     "`--runs-per-call 0` is refused in one line before anything is written."
-    err = refused(capsys, 'suite', *argv, '--runs-per-call', '0', '--out', tmp_path / 'suite', '--no-progress')
+    err = refused(capsys, 'suite', *argv, '--runs-per-call', '0', '--out', tmp_path / 'suite')
     assert '--runs-per-call must be an integer >= 1, got 0' in err and not (tmp_path / 'suite').exists()
 
 

@@ -109,6 +109,13 @@ def add_suite_plan_parser(ss) -> None:
     )
     n.add_argument('--out', default=None, help='a store whose records count as done (default: none)')
     n.add_argument(
+        '--runs-per-call',
+        type=int,
+        default=None,
+        metavar='N',
+        help='plan the pieces of at most N runs that run or claims with --runs-per-call N would train',
+    )
+    n.add_argument(
         '--devices', default=None, metavar='all|N', help="all of JAX's devices or the first N (default: all)"
     )
 
@@ -341,6 +348,8 @@ def cmd_plan(args) -> int:
         designs = store.table_designs(args.agents.split(','), args.suite.split(','), args.profile)
     else:
         designs = store.claim_designs(None if args.claims is None else args.claims.split(','))
-    rows = cluster.plan_designs(designs, args.out, parse_devices(args.devices), args.measure, args.sample)
+    rows = cluster.plan_designs(
+        designs, args.out, parse_devices(args.devices), args.measure, args.sample, args.runs_per_call
+    )
     print('\n'.join(plan_lines(rows, args.measure > 0)))
     return 0

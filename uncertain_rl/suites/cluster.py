@@ -134,20 +134,27 @@ def measure_call(design: Design, arm, pending: list, config, k: int, sample: int
     return out if timed_call == call else dict(out, estimated_from=timed_call)
 
 
-def plan_design(design: Design, out=None, devices='all', measure: int = 0, sample: int = 0) -> list:
+def plan_design(
+    design: Design, out=None, devices='all', measure: int = 0, sample: int = 0, runs_per_call: int | None = None
+) -> list:
     '''The calls of `design`, untrained: per call its description, arm, runs, how many the store in `out` lacks and
     their episodes; with `measure` > 0, the seconds of `measure` episodes of its pending runs timed here, the estimated
     seconds of the whole call (compile, then the budget's episodes at the measured rate) and the most it can take
     (every episode as long as the environment allows, at the measured rate per step). With `sample` > 0, only each
     arm's first call is timed, on its first `sample` runs, and the others are estimated from it: its compile time,
     and its seconds per run and step times their runs and their episodes' steps (its steps per episode, scaled by
-    their longest episode against its own).'''
+    their longest episode against its own). With `runs_per_call`, a call whose missing runs are more than that is
+    planned as the pieces `run_design` would train, a row each.'''
     if measure < 0:
         raise ValueError(f"measure must be an integer >= 0 (episodes to time a call), got {measure!r}")
     if sample < 0:
         raise ValueError(
             f"sample must be an integer >= 0 (runs to time one call an arm; 0: every call), got {sample!r}"
         )
+    if runs_per_call is not None:
+        from uncertain_rl.checks import check_int
+
+        check_int('runs_per_call', runs_per_call, 1)
     path = Path(out) / STORE_FILE if out is not None else None
     con = read_store(out) if path is not None and path.is_file() else None  # planning writes nothing
     computing, rows, timed_calls = versions(COMPUTING), [], {}
@@ -163,31 +170,42 @@ def plan_design(design: Design, out=None, devices='all', measure: int = 0, sampl
                     else [{}] * len(records)
                 )
                 pending = [run for run, f in zip(runs, found) if not f]
-                row = dict(
-                    call=describe_call(design, arm, runs),
-                    arm=arm.label,
-                    runs=len(runs),
-                    pending=len(pending),
-                    budget=runs[0].budget,
-                    episodes=sum(r.budget for r in pending),  # in the suite's unit: episodes, or steps
-                    unit=design.suite.unit,
-                )
-                if measure and pending:
-                    row.update(
-                        measure_call(
-                            design, arm, pending, config, min(measure, runs[0].budget), sample, devices, timed_calls
-                        )
+                size = runs_per_call or len(pending) or 1
+                parts = [pending[s : s + size] for s in range(0, len(pending), size)] or [[]]
+                for part in parts:  # one, or the pieces `runs_per_call` trains one after another
+                    row = dict(
+                        call=describe_call(design, arm, runs)
+                        if len(parts) == 1
+                        else f'{describe_call(design, arm, part)} (a piece of a call of {len(runs)} runs)',
+                        arm=arm.label,
+                        runs=len(runs) if len(parts) == 1 else len(part),
+                        pending=len(part),
+                        budget=runs[0].budget,
+                        episodes=sum(r.budget for r in part),  # in the suite's unit: episodes, or steps
+                        unit=design.suite.unit,
                     )
-                rows.append(row)
+                    if measure and part:
+                        row.update(
+                            measure_call(
+                                design, arm, part, config, min(measure, runs[0].budget), sample, devices, timed_calls
+                            )
+                        )
+                    rows.append(row)
     finally:
         if con is not None:
             con.close()
     return rows
 
 
-def plan_designs(designs: list, out=None, devices='all', measure: int = 0, sample: int = 0) -> list:
+def plan_designs(
+    designs: list, out=None, devices='all', measure: int = 0, sample: int = 0, runs_per_call: int | None = None
+) -> list:
     "`plan_design` of each of `designs`, one list."
-    return [dict(row, design=d.name) for d in designs for row in plan_design(d, out, devices, measure, sample)]
+    return [
+        dict(row, design=d.name)
+        for d in designs
+        for row in plan_design(d, out, devices, measure, sample, runs_per_call)
+    ]
 
 # %% ../../nbs/88b_suites.cluster.ipynb #4abb0f11
 MISSING_LOGS = ('error', 'keep')
