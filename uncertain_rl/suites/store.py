@@ -741,8 +741,13 @@ def run(
 ) -> dict:
     """Run the main tables of `profile` (bsuite's protocol) for `agents` on `suites_` into the store in `out`; summed
     counts."""
+    return run_designs(table_designs(agents, suites_, profile), out, devices, progress, shard, runs_per_call)
+
+
+def run_designs(designs: list, out, devices='all', progress=False, shard=None, runs_per_call=None) -> dict:
+    "`run_design` of each of `designs` in turn, one plan of calls (for `shard`); the counts summed."
     total, plan = {}, dict(index=0)
-    for design in table_designs(agents, suites_, profile):
+    for design in designs:
         for k, v in run_design(design, out, devices, progress, shard, plan, runs_per_call).items():
             total[k] = total.get(k, 0) + v
     return total
@@ -776,11 +781,7 @@ def run_claims(
     runs_per_call: int | None = None,
 ) -> dict:
     "Run the designs of the claims `names` (None: every `cpu` claim) into the store in `out`; summed counts."
-    total, plan = {}, dict(index=0)
-    for design in claim_designs(names):
-        for k, v in run_design(design, out, devices, progress, shard, plan, runs_per_call).items():
-            total[k] = total.get(k, 0) + v
-    return total
+    return run_designs(claim_designs(names), out, devices, progress, shard, runs_per_call)
 
 
 def table_designs(agents, suites_=('deep_sea',), profile: str = 'quick') -> list:
