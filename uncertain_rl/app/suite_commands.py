@@ -196,7 +196,7 @@ def cmd_suite(args) -> int:
         report.report(args.out)
         print((Path(args.out) / 'leaderboard.md').read_text(), end='')
         return 0
-    if getattr(args, 'runs_per_call', None) is not None and args.runs_per_call < 1:  # run, claims, submit
+    if args.runs_per_call is not None and args.runs_per_call < 1:  # run, claims, submit and plan take it
         raise UsageError(f"--runs-per-call must be an integer >= 1, got {args.runs_per_call}")
     if args.suite_command == 'submit':
         return cmd_submit(args)

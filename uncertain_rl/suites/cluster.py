@@ -33,6 +33,7 @@ from uncertain_rl.suites.store import (
     STORE_FILE,
     Shard,
     arm_calls,
+    call_pieces,
     call_records_of,
     config_json,
     describe_call,
@@ -170,9 +171,8 @@ def plan_design(
                     else [{}] * len(records)
                 )
                 pending = [run for run, f in zip(runs, found) if not f]
-                size = runs_per_call or len(pending) or 1
-                parts = [pending[s : s + size] for s in range(0, len(pending), size)] or [[]]
-                for part in parts:  # one, or the pieces `runs_per_call` trains one after another
+                parts = call_pieces(pending, runs_per_call)
+                for part in parts:  # one, or the pieces `run_design` trains one after another
                     row = dict(
                         call=describe_call(design, arm, runs)
                         if len(parts) == 1

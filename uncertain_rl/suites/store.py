@@ -595,6 +595,13 @@ def describe_call(design: Design, arm: Arm, runs: list) -> str:
     )
 
 
+def call_pieces(pending: list, runs_per_call: int | None = None) -> list:
+    "`pending` (a call's missing runs) as the calls that train it: itself, or pieces of at most `runs_per_call`."
+    if not runs_per_call or len(pending) <= runs_per_call:
+        return [pending]
+    return [pending[s : s + runs_per_call] for s in range(0, len(pending), runs_per_call)]
+
+
 def store_call(
     con: sqlite3.Connection,
     out: Path,
@@ -627,12 +634,12 @@ def store_call(
     counts['copied'] += insert_records(con, copies)
     counts['stored'] += sum(here in found[i] for i in chosen)
     pending = [records[i] for i in chosen if not found[i]]
-    if runs_per_call and len(pending) > runs_per_call:  # each piece looked up again when its turn comes
-        piece = lambda s: {r['key'] for r in pending[s : s + runs_per_call]}
+    pieces = call_pieces(pending, runs_per_call)
+    if len(pieces) > 1:  # each piece looked up again when its turn comes
         call = lambda keys: store_call(
             con, out, design, arm, runs, config, records, computing, counts, devices, progress, keys
         )
-        return [r for s in range(0, len(pending), runs_per_call) for r in call(piece(s))]
+        return [r for piece in pieces for r in call({r['key'] for r in piece})]
     held = set(lease(con, [r['key'] for r in pending])) if pending else set()
     left, pending = [r for r in pending if r['key'] not in held], [r for r in pending if r['key'] in held]
     if not pending:
