@@ -498,11 +498,21 @@ def _holm_family(results: list, declared: dict, alpha_of: dict) -> None:
             r['verdict'] = claim_verdict(deciding(r))
 
 
+def with_families(asked: dict) -> dict:
+    """The claims `asked` and every standing claim of their Holm families among the registered ones: a claim's
+    correction counts its whole family, whichever of its claims a caller asks for."""
+    known = {**claims(), **asked}
+    wanted = {n for names in families(known).values() if set(names) & set(asked) for n in names}
+    return {n: c for n, c in known.items() if n in asked or n in wanted}
+
+
 def check_claims(records: list, declared: dict | None = None, check_code: bool = True) -> list:
     """Every claim (`declared`, default: all) checked, Holm's correction over each declared family (`families`:
-    every comparison of its claims, run or not), and verdicts; a superseded claim is tested as it was declared (Holm
-    over its own comparisons) and shown as superseded."""
-    declared = claims() if declared is None else declared
+    every comparison of its claims, run or not, those not asked for included: `with_families`), and verdicts, one
+    per claim asked for; a superseded claim is tested as it was declared (Holm over its own comparisons) and shown as
+    superseded."""
+    asked = claims() if declared is None else declared
+    declared = with_families(asked)
     capability = lambda c: isinstance(c, CapabilityClaim)
     runs = {name: (capability_runs if capability(c) else claim_runs)(records, c) for name, c in declared.items()}
     size = {name: c.n_comparisons for name, c in declared.items()}
@@ -523,7 +533,7 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
             _holm_family([r], declared, alpha_of)
             r['verdict_as_declared'] = r['verdict']
             r['verdict'] = 'superseded'
-    return list(results.values())
+    return [results[n] for n in asked]
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #capver1
 def declared_runs(records: list, design) -> list:
