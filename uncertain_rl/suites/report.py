@@ -315,10 +315,18 @@ def median_ratio_text(m, lo, hi) -> str:
     return f'ratio of medians {m:.2f} [{lo:.2f}, {hi:.2f}]'
 
 
+def verdict_text(r: dict) -> str:
+    "A claim's verdict as a page states it: a superseded one's with its own test, a withheld one's with its runs'."
+    if r.get('superseded'):
+        return f"superseded (its own test: {r['verdict_as_declared']})"
+    if r['verdict'] == 'stale code':
+        return f"withheld: stale code (its runs' test: {r['verdict_as_run']})"
+    return r['verdict']
+
+
 def claim_heading(r: dict, design: str) -> list:
-    "A checked claim's heading and verdict (a superseded one's as declared), its `design` line, why superseded."
-    verdict = r['verdict'] if not r.get('superseded') else f"superseded (its own test: {r['verdict_as_declared']})"
-    lines = [f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{verdict}**", '', design]
+    "A checked claim's heading and verdict (`verdict_text`), its `design` line, why superseded."
+    lines = [f"### {r['title']} ({r['paper']}; {r['scale']} scale): **{verdict_text(r)}**", '', design]
     return lines + (['', f"Superseded: {r['superseded']}."] if r.get('superseded') else [])
 
 
@@ -355,8 +363,8 @@ def claims_markdown(results: list) -> str:
             lines += [
                 '',
                 f"Stale: the runs of {', '.join(r['stale'])} were computed by code this checkout has changed "
-                f"since (their fingerprint differs); the verdict is theirs, not yet this code's (rerun: "
-                f"`uncertain-rl suite claims --claims {r['claim']}`).",
+                f"since (their fingerprint differs): the verdict is withheld until the claim is rerun with this "
+                f"code (`uncertain-rl suite claims --claims {r['claim']}`).",
             ]
         level = r['comparisons'][0].get('interval_level', 0.95)
         lines += [
@@ -441,7 +449,6 @@ def _ours(result: dict | None) -> str:
         return 'not declared'
     if not result['comparisons']:
         return f"not yet run ({result['missing']} runs missing; {result['device']})"
-    stale = ' (stale code)' if result.get('stale') else ''
     focus, shown = result.get('focus'), deciding(result)  # a capability claim: those on its paper's capabilities
     first = shown[0]
     rivals = []
@@ -451,11 +458,11 @@ def _ours(result: dict | None) -> str:
             f"against {c['rival']} {c['rival_has']}, Holm p {holm if holm.startswith('≤') else '= ' + holm}"
             + (f" ({c['verdict']})" if len(shown) > 1 else '')
         )
-    verdict = result['verdict']
+    verdict = verdict_text(result)
     if result.get('superseded'):
         verdict = f"superseded ({result['superseded']}); its own test: {result['verdict_as_declared']}"
     what = f" {', '.join(focus)} score" if focus else ''
-    return f"{verdict}{stale}: {result['arms'][0]['label']}{what} {first['method_has']}; " + '; '.join(rivals)
+    return f"{verdict}: {result['arms'][0]['label']}{what} {first['method_has']}; " + '; '.join(rivals)
 
 
 def reproductions(results: list, oracles: dict | None = None) -> list:

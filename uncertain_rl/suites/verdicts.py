@@ -498,6 +498,14 @@ def _holm_family(results: list, declared: dict, alpha_of: dict) -> None:
             r['verdict'] = claim_verdict(deciding(r))
 
 
+def withhold_stale(result: dict) -> dict:
+    """`result` with its verdict withheld where an arm's runs are stale (`stale`: code this checkout has changed
+    computed them): the verdict reads *stale code*, the runs' own in `verdict_as_run`. Superseded claims keep theirs."""
+    if result.get('stale') and result['verdict'] != 'superseded':
+        result['verdict_as_run'], result['verdict'] = result['verdict'], 'stale code'
+    return result
+
+
 def with_families(asked: dict) -> dict:
     """The claims `asked` and every standing claim of their Holm families among the registered ones: a claim's
     correction counts its whole family, whichever of its claims a caller asks for."""
@@ -510,7 +518,7 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
     """Every claim (`declared`, default: all) checked, Holm's correction over each declared family (`families`:
     every comparison of its claims, run or not, those not asked for included: `with_families`), and verdicts, one
     per claim asked for; a superseded claim is tested as it was declared (Holm over its own comparisons) and shown as
-    superseded."""
+    superseded; a verdict from stale code is withheld (`withhold_stale`)."""
     asked = claims() if declared is None else declared
     declared = with_families(asked)
     capability = lambda c: isinstance(c, CapabilityClaim)
@@ -533,7 +541,7 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
             _holm_family([r], declared, alpha_of)
             r['verdict_as_declared'] = r['verdict']
             r['verdict'] = 'superseded'
-    return [results[n] for n in asked]
+    return [withhold_stale(results[n]) for n in asked]
 
 # %% ../../nbs/89a_suites.verdicts.ipynb #capver1
 def declared_runs(records: list, design) -> list:
