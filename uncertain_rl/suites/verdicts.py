@@ -34,8 +34,10 @@ def finite(x):
 
 
 def one_computation(records: list) -> tuple:
-    """The records of the most-run computation (code, jax, suite code) among `records`, and how many records were
-    left out; code that replaced other code without changing behaviour is the same code (`same_code`). Between
+    """The records of the most-run computation (code, suite code) among `records`, and how many records were left
+    out; code that replaced other code without changing behaviour is the same code (`same_code`), and jax's versions
+    do not part a computation (the store counts a run of another version as stored). A run (setting, seed, PRNG seed)
+    recorded twice in it counts once, the newer record. Between
     computations with as many records, the newest (the latest `finished`): a complete rerun by changed code replaces
     the stale runs it repeats. Within it, one configuration per setting (the most-run, then the newest). A
     configuration may differ between settings, where the agent derives part of it from what the environment declares
@@ -47,9 +49,13 @@ def one_computation(records: list) -> tuple:
     for r in records:
         if r['code'] not in family:
             family[r['code']] = min(same_code(r['code']))
-        groups.setdefault((family[r['code']], r['jax'], r['jaxlib'], r.get('suite_code')), []).append(r)
+        groups.setdefault((family[r['code']], r.get('suite_code')), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
+    once = {}  # a run recorded twice (under two versions): the newer record
+    for r in sorted(best, key=lambda r: str(r.get('finished') or '')):
+        once[setting_key(r['setting']), r['seed'], r.get('prng_seed')] = r
+    best = [r for r in best if once[setting_key(r['setting']), r['seed'], r.get('prng_seed')] is r]
     by_setting = {}
     for r in best:
         by_setting.setdefault(setting_key(r['setting']), {}).setdefault(r['config_hash'], []).append(r)
