@@ -39,6 +39,7 @@ from uncertain_rl.suites.verdicts import (
     deciding,
     is_current,
     one_computation,
+    verdict_text,
 )
 
 # %% ../../nbs/89_suites.report.ipynb #80c0ec09
@@ -313,15 +314,6 @@ def median_ratio_text(m, lo, hi) -> str:
     if not lo or hi is None:
         return f'ratio of medians {m:.2f} (interval unbounded: too few runs reached the event)'
     return f'ratio of medians {m:.2f} [{lo:.2f}, {hi:.2f}]'
-
-
-def verdict_text(r: dict) -> str:
-    "A claim's verdict as a page states it: a superseded one's with its own test, a withheld one's with its runs'."
-    if r.get('superseded'):
-        return f"superseded (its own test: {r['verdict_as_declared']})"
-    if r['verdict'] == 'stale code':
-        return f"withheld: stale code (its runs' test: {r['verdict_as_run']})"
-    return r['verdict']
 
 
 def claim_heading(r: dict, design: str) -> list:

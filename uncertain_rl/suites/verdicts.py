@@ -512,6 +512,15 @@ def withhold_stale(result: dict) -> dict:
     return result
 
 
+def verdict_text(r: dict) -> str:
+    "A claim's verdict as a page states it: a superseded one's with its own test, a withheld one's with its runs'."
+    if r.get('superseded'):
+        return f"superseded (its own test: {r['verdict_as_declared']})"
+    if r['verdict'] == 'stale code':
+        return f"withheld: stale code (its runs' test: {r['verdict_as_run']})"
+    return r['verdict']
+
+
 def with_families(asked: dict) -> dict:
     """The claims `asked` and every standing claim of their Holm families among the registered ones: a claim's
     correction counts its whole family, whichever of its claims a caller asks for."""
