@@ -451,7 +451,7 @@ def _ours(result: dict | None) -> str:
             + (f" ({c['verdict']})" if len(shown) > 1 else '')
         )
     verdict = verdict_text(result)
-    if result.get('superseded'):
+    if result.get('superseded'):  # a reproduction row also says why
         verdict = f"superseded ({result['superseded']}); its own test: {result['verdict_as_declared']}"
     what = f" {', '.join(focus)} score" if focus else ''
     return f"{verdict}: {result['arms'][0]['label']}{what} {first['method_has']}; " + '; '.join(rivals)

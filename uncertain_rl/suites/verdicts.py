@@ -33,6 +33,19 @@ def finite(x):
     return None if x is None or not np.isfinite(x) else float(x)
 
 
+def run_of(record: dict) -> tuple:
+    "The run a record is of: its setting, seed and PRNG seed."
+    return setting_key(record['setting']), record['seed'], record.get('prng_seed')
+
+
+def newest_per_run(records: list) -> list:
+    "`records`, one a run (`run_of`): the newest (the latest `finished`), in the order their runs were first finished."
+    kept = {}
+    for r in sorted(records, key=lambda r: str(r.get('finished') or '')):
+        kept[run_of(r)] = r
+    return list(kept.values())
+
+
 def one_computation(records: list) -> tuple:
     """The records of the most-run computation (code, suite code) among `records`, and how many records were left
     out; code that replaced other code without changing behaviour is the same code (`same_code`), and jax's versions
@@ -52,10 +65,8 @@ def one_computation(records: list) -> tuple:
         groups.setdefault((family[r['code']], r.get('suite_code')), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
     best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
-    once = {}  # a run recorded twice (under two versions): the newer record
-    for r in sorted(best, key=lambda r: str(r.get('finished') or '')):
-        once[setting_key(r['setting']), r['seed'], r.get('prng_seed')] = r
-    best = [r for r in best if once[setting_key(r['setting']), r['seed'], r.get('prng_seed')] is r]
+    once = {id(r) for r in newest_per_run(best)}  # a run recorded twice (under two versions): the newer record
+    best = [r for r in best if id(r) in once]
     by_setting = {}
     for r in best:
         by_setting.setdefault(setting_key(r['setting']), {}).setdefault(r['config_hash'], []).append(r)
@@ -562,12 +573,8 @@ def check_claims(records: list, declared: dict | None = None, check_code: bool =
 def declared_runs(records: list, design) -> list:
     """`records` of `design`'s declared runs only, one a run (setting, seed, PRNG seed): the newest, where code shown
     to compute the same ran it twice. A run the design does not declare never enters its scores."""
-    want, kept = {(setting_key(r.setting), r.seed, r.prng_seed) for r in design.runs}, {}
-    for r in sorted(records, key=lambda r: str(r.get('finished') or '')):
-        run = (setting_key(r['setting']), r['seed'], r['prng_seed'])
-        if run in want:
-            kept[run] = r
-    return list(kept.values())
+    want = {(setting_key(r.setting), r.seed, r.prng_seed) for r in design.runs}
+    return newest_per_run([r for r in records if run_of(r) in want])
 
 
 def capability_runs(records: list, claim: CapabilityClaim) -> dict:
