@@ -48,23 +48,24 @@ def newest_per_run(records: list) -> list:
 
 def one_computation(records: list) -> tuple:
     """The records of the most-run computation (code, suite code) among `records`, and how many records were left
-    out; code that replaced other code without changing behaviour is the same code (`same_code`), and jax's versions
-    do not part a computation (the store counts a run of another version as stored). A run (setting, seed, PRNG seed)
-    recorded twice in it counts once, the newer record. Between
-    computations with as many records, the newest (the latest `finished`): a complete rerun by changed code replaces
-    the stale runs it repeats. Within it, one configuration per setting (the most-run, then the newest). A
-    configuration may differ between settings, where the agent derives part of it from what the environment declares
-    (PE-DQN's C51 support from cartpole_noise's return range, which grows with the noise scale), but never within
-    one."""
+    out; code that replaced other code without changing behaviour is the same code (`same_code`: the agent's training
+    code and the suite's code alike), and jax's versions do not part a computation (the store counts a run of another
+    version as stored). A computation counts its runs (setting, seed, PRNG seed), not its records: a run recorded twice
+    in it counts once, and only its newer record is kept. Between computations with as many runs, the newest (the
+    latest `finished`): a complete rerun by changed code replaces the stale runs it repeats. Within it, one
+    configuration per setting (the most-run, then the newest). A configuration may differ between settings, where the
+    agent derives part of it from what the environment declares (PE-DQN's C51 support from cartpole_noise's return
+    range, which grows with the noise scale), but never within one."""
     from uncertain_rl.suites.fingerprints import same_code
 
-    groups, family = {}, {}  # code shown to compute the same (`same_code`) counts as one computation
+    family = {}  # code shown to compute the same (`same_code`) counts as one computation, the suite's as the agent's
+    lineage = lambda code: family[code] if code in family else family.setdefault(code, min(same_code(code)))
+    groups = {}
     for r in records:
-        if r['code'] not in family:
-            family[r['code']] = min(same_code(r['code']))
-        groups.setdefault((family[r['code']], r.get('suite_code')), []).append(r)
+        groups.setdefault((lineage(r['code']), lineage(r.get('suite_code'))), []).append(r)
     newest = lambda g: max(str(r.get('finished') or '') for r in g)
-    best = max(groups.values(), key=lambda g: (len(g), newest(g))) if groups else []
+    runs = lambda g: len({run_of(r) for r in g})  # a run recorded twice (two versions, two codes of a lineage): once
+    best = max(groups.values(), key=lambda g: (runs(g), newest(g))) if groups else []
     once = {id(r) for r in newest_per_run(best)}  # a run recorded twice (under two versions): the newer record
     best = [r for r in best if id(r) in once]
     by_setting = {}
