@@ -15,7 +15,7 @@ means say. A treasure whose C51 distribution is still wide (ρ² large) loses to
 
     python benchmarks/ids_deep_sea_diagnosis.py     # about 6 minutes on two cores
 
-It writes `benchmarks/results/ids_deep_sea_diagnosis.json` and prints one line a run.
+It writes `benchmarks/results/ids_deep_sea_diagnosis/diagnosis.json` and prints one line a run.
 """
 
 import json
@@ -73,7 +73,7 @@ def main():
         dict(label=lab, treasures_per_100=t.tolist(), start_cell=c) for lab, t, c in zip(res.labels, treasures, cells)
     ]
     out = dict(seeds=SEEDS, size=SIZE, episodes=EPISODES, lambdas=LAMBDAS, rows=rows, seconds=res.run_seconds)
-    path = ROOT / 'results' / 'ids_deep_sea_diagnosis.json'
+    path = ROOT / 'results' / 'ids_deep_sea_diagnosis' / 'diagnosis.json'
     path.write_text(json.dumps(out, indent=1) + '\n')
     for r in rows:
         c, lab = r['start_cell'], r['label']
