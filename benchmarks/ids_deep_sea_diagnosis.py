@@ -25,21 +25,20 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 SEEDS, SIZE, EPISODES, LAMBDAS = [2, 3, 4, 5], 10, 800, [5.0, 1.0]
-EPS_INFO = 1e-5  # ε₂ of the registered default (IDSConfig.info_eps)
 
 
 def start_cell(res, lam_of_run: np.ndarray) -> list:
     "Per run, at the last snapshot, the start cell's μ, σ, I, ρ² and ratio for 'right' and 'left'."
-    from uncertain_rl.envs.deep_sea import deep_sea_action_mapping
+    from uncertain_rl.agents.ids import IDSConfig, ids_regret
 
-    right = int(deep_sea_action_mapping(SIZE, 42)[0, 0])  # the action that moves right in the start cell
+    right = int(res.snapshots.action_mapping[0, 0])  # the action that moves right in the start cell
+    eps_info = IDSConfig().info_eps  # ε₂ of the registered default
     snap = res.snapshots.snapshots
     mu, sd, info = (np.asarray(snap[k])[:, -1, 0] for k in ('q_mean', 'q_std', 'ids_info'))
     out = []
     for i, lam in enumerate(lam_of_run):
-        rho2 = sd[i] ** 2 / np.expm1(info[i] - EPS_INFO)
-        delta = np.max(mu[i] + lam * sd[i]) - (mu[i] - lam * sd[i])
-        ratio = delta**2 / info[i]
+        rho2 = sd[i] ** 2 / np.expm1(info[i] - eps_info)
+        ratio = np.asarray(ids_regret(mu[i], sd[i], lam)) ** 2 / info[i]  # what IDS minimises
         row = {}
         for name, a in (('right', right), ('left', 1 - right)):
             row[name] = dict(mu=mu[i, a], sigma=sd[i, a], info=info[i, a], rho2=rho2[a], ratio=ratio[a])
