@@ -455,7 +455,8 @@ def run_chunked(
     `checkpoints.seconds`), and a run whose directory holds a checkpoint continues from it (see Checkpoints).
 
     The chunk program is traced for the carry `init` will return (`carry_spec`) and compiled on a second thread while
-    `init` compiles and runs (XLA compiles without Python's lock: two cores, two programs at once).
+    `init` compiles and runs (XLA compiles without Python's lock, so the two overlap where a core is free:
+    `benchmarks/compile_overlap.py`).
 
     Longer than 80 lines, for a reason: the chunk loop's steps (place on devices, resume, run a chunk, hand it to the
     callbacks, checkpoint, stop) share their state and order. Not in the records' fingerprint (`train` is): chunks and
