@@ -1,16 +1,16 @@
 """Time to a run's first step, one commit against another: the chunk program compiled beside `init` or after it.
 
 `run_chunked` compiles two programs: the loop's `init` (the agent's and environment's first state, the logs) and the
-chunk program (`advance`). Before the change they compiled one after the other, `init` first (its carry was what the
-chunk program was traced for); after it, the chunk program is traced for the carry `init` will return
-(`loops.carry_spec`) and compiled on a second thread while `init` compiles and runs. This script times
+chunk program (`advance`). In `049a84c` (and today) they compile one after the other, `init` first (its carry is what
+the chunk program is traced for); `2e73ca1` (not adopted) traces the chunk program for the carry `init` will return
+(`carry_spec`) and compiles it on a second thread while `init` compiles and runs. This script times
 `run_chunked`'s `compile_seconds` (from its start until the chunk program is compiled, `init` run included) for the
 first call of each experiment as `uncertain-rl suite run` makes it (our DQN, bsuite's settings at `--episodes`), and
 for `uncertain-rl train`'s default command (Bootstrapped DQN, Deep Sea 10, 2 seeds, evaluations and snapshots on).
 Each commit is checked out into a temporary git worktree and timed in a fresh process with only that worktree on
 `PYTHONPATH`, the compilation cache off (a first run), the commits alternating for `--repeats` rounds; medians.
 
-    python benchmarks/compile_overlap.py --commits 049a84c HEAD --repeats 3
+    python benchmarks/compile_overlap.py --commits 049a84c 2e73ca1 --repeats 2
 """
 
 import argparse
@@ -70,7 +70,7 @@ def cpu_kind() -> str:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--commits', nargs=2, default=['049a84c', 'HEAD'], help='before and after')
+    ap.add_argument('--commits', nargs=2, default=['049a84c', '2e73ca1'], help='before and after')
     ap.add_argument('--cases', nargs='+', default=list(CASES))
     ap.add_argument('--episodes', type=int, default=1000)
     ap.add_argument('--repeats', type=int, default=3)

@@ -33,7 +33,6 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, NamedTuple
 from dataclasses import dataclass
 from pathlib import Path
@@ -423,15 +422,6 @@ def check_program_memory(compiled, layout, fraction: float = 0.9) -> None:
         )
 
 
-def carry_spec(init, layout: 'RunLayout'):
-    """The loop's carry that `init` (lowered by `on_devices`) returns, as abstract arrays laid out like its output (the
-    run axis over the mesh): what the chunk program is compiled for before `init` has run."""
-    sharding = NamedSharding(layout.mesh, P(DEVICE_AXIS))
-    return jax.tree.map(
-        lambda o: jax.ShapeDtypeStruct(o.shape, o.dtype, sharding=sharding, weak_type=o.weak_type), init.out_info
-    )
-
-
 def run_chunked(
     run: Run,
     keys: jax.Array,
@@ -454,10 +444,6 @@ def run_chunked(
     With `checkpoints`, the loop's whole state is saved when `checkpoints.due` (every `checkpoints.every` chunks, or
     `checkpoints.seconds`), and a run whose directory holds a checkpoint continues from it (see Checkpoints).
 
-    The chunk program is traced for the carry `init` will return (`carry_spec`) and compiled on a second thread while
-    `init` compiles and runs (XLA compiles without Python's lock, so the two overlap where a core is free:
-    `benchmarks/compile_overlap.py`).
-
     Longer than 80 lines, for a reason: the chunk loop's steps (place on devices, resume, run a chunk, hand it to the
     callbacks, checkpoint, stop) share their state and order. Not in the records' fingerprint (`train` is): chunks and
     saves do not change what a run computes (the tests below)."""
@@ -476,18 +462,13 @@ def run_chunked(
     shown = progress and jax.process_index() == 0
     if shown:
         print(f'compiling the training program of {len(keys)} runs ...', file=sys.stderr, flush=True)
-    init = on_devices(run.init, layout, (True, batched_hparams, True)[: len(args)]).lower(*args)
-    advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True)
-    advance = advance.lower(carry_spec(init, layout))  # traced here; compiled on another core, beside init
+    carry = on_devices(run.init, layout, (True, batched_hparams, True)[: len(args)])(*args)
     plan, first = dict(runs=len(keys), slots=layout.slots, chunks=chunks, chunk_steps=chunk_steps), 0
-    with ThreadPoolExecutor(1) as pool:
-        compiling = pool.submit(advance.compile)
-        carry = init.compile()(*args)
-        if checkpoints is not None:
-            found = restore_checkpoint(checkpoints.path, carry, plan, checkpoints.identity)
-            if found is not None:
-                first, carry = found
-        advance = compiling.result()
+    if checkpoints is not None:
+        found = restore_checkpoint(checkpoints.path, carry, plan, checkpoints.identity)
+        if found is not None:
+            first, carry = found
+    advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True).lower(carry).compile()
     check_program_memory(advance, layout)  # XLA's count of what the program holds, before it runs
     compile_seconds = time.perf_counter() - start
     if shown:
