@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from bsuite_speed import cpu_kind
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ('bandit', 'catch', 'mountain_car', 'cartpole', 'deep_sea_train')
@@ -58,14 +59,6 @@ def compile_seconds(tree: Path, case: str, episodes: int) -> dict:
     if out.returncode:
         raise RuntimeError(f'{case} on {tree.name}: {out.stderr.strip().splitlines()[-1]}')
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def cpu_kind() -> str:
-    "The CPU model from /proc/cpuinfo."
-    for line in Path('/proc/cpuinfo').read_text().splitlines():
-        if line.startswith('model name'):
-            return line.split(':', 1)[1].strip()
-    return 'unknown'
 
 
 def main():
