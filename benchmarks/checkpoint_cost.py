@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from uncertain_rl.experiments import Experiment, run
-from uncertain_rl.loops import save_checkpoint
+from uncertain_rl.checkpoints import save_checkpoint
 
 
 def main(size: int = 20, episodes: int = 200) -> None:

@@ -1,8 +1,8 @@
 """Time to a run's first step, one commit against another: the chunk program compiled beside `init` or after it.
 
 `run_chunked` compiles two programs: the loop's `init` (the agent's and environment's first state, the logs) and the
-chunk program (`advance`). In `049a84c` (and today) they compile one after the other, `init` first (its carry is what
-the chunk program is traced for); `2e73ca1` (not adopted) traces the chunk program for the carry `init` will return
+chunk program (`advance`). In `049a84c` they compiled one after the other, `init` first (its carry was what
+the chunk program was traced for); `2e73ca1` (adopted since) traces the chunk program for the carry `init` will return
 (`carry_spec`) and compiles it on a second thread while `init` compiles and runs. This script times
 `run_chunked`'s `compile_seconds` (from its start until the chunk program is compiled, `init` run included) for the
 first call of each experiment as `uncertain-rl suite run` makes it (our DQN, bsuite's settings at `--episodes`), and

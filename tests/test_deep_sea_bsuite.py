@@ -219,3 +219,65 @@ def test_bad_parameters_name_the_parameter(kwargs, name):
 def test_unknown_variant():
     with pytest.raises(ValueError, match='variant'):
         make_deep_sea(10, 'windy')
+
+
+# ---------------------------------------------------------------- bsuite's counters in the stochastic variant
+
+
+def counters_jax(env, params, key, go_right):
+    "bsuite's running counters (total_bad_episodes, denoised_return) after the steps `go_right` decides."
+    key_reset, key_steps = jax.random.split(key)
+    _, state = env.reset(key_reset, params)
+
+    def step(state, xs):
+        key, right = xs
+        right_action = params.action_mapping[state.row, state.column]
+        _, nxt, _, _, _, _ = env.step(key, state, jnp.where(right, right_action, 1 - right_action), params)
+        return nxt, None
+
+    keys = jax.random.split(key_steps, len(go_right))
+    state, _ = jax.lax.scan(step, state, (keys, jnp.asarray(go_right)))
+    return int(state.total_bad_episodes), float(state.denoised_return)
+
+
+def counters_bsuite(size, go_right, seed):
+    env = BsuiteDeepSea(size, deterministic=False, mapping_seed=0, seed=seed)
+    ts = env.reset()
+    for right in go_right:
+        if ts.last():
+            ts = env.reset()
+        right_action = int(env._action_mapping[env._row, env._column])
+        ts = env.step(right_action if right else 1 - right_action)
+    info = env.bsuite_info()
+    return info['total_bad_episodes'], info['denoised_return']
+
+
+@pytest.mark.parametrize("size", (5, 10))
+def test_stochastic_counters_match_bsuite(size):
+    """The columns bsuite's analysis reads, in the stochastic variant: with the same decisions (the 'right' action with
+    probability 0.9, each step), ours and bsuite's count bad episodes and treasures at the same rates per episode
+    (two-proportion tests at 4.5 standard errors): a right move that slips is not a bad episode, a left move on the
+    diagonal is."""
+    n_episodes = 4000
+    go_right = np.random.default_rng(size).random(n_episodes * size) < 0.9
+    env = DeepSea(size, deterministic=False, mapping_seed=0)
+    ours = counters_jax(env, env.default_params, jax.random.PRNGKey(size), go_right)
+    theirs = counters_bsuite(size, go_right, seed=size)
+    for o, t in zip(ours, theirs):
+        assert min(o, t) > 200, (ours, theirs)  # both events common: the comparison has power
+        p = (o + t) / (2 * n_episodes)
+        assert abs(o - t) / n_episodes < 4.5 * np.sqrt(p * (1 - p) * 2 / n_episodes), (ours, theirs)
+
+
+def test_gymnax_deep_sea_map_is_not_bsuites():
+    """gymnax's DeepSea draws its action map from `jax.random.key(0)` whatever the mapping seed: it is one map, bsuite's
+    for none of mapping seeds 0-19 (bsuite's 20 maps are 20 different ones); ours is bsuite's for every one."""
+    from gymnax.environments.bsuite.deep_sea import DeepSea as GymnaxDeepSea
+
+    size = 10
+    theirs = np.asarray(GymnaxDeepSea(size).action_mapping).astype(int)
+    maps = [BsuiteDeepSea(size, mapping_seed=s)._action_mapping.astype(int) for s in range(20)]
+    assert len({m.tobytes() for m in maps}) == 20
+    assert not any(np.array_equal(theirs, m) for m in maps)
+    for s, m in enumerate(maps):
+        np.testing.assert_array_equal(np.asarray(DeepSea(size, mapping_seed=s).default_params.action_mapping), m)

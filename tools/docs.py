@@ -37,6 +37,7 @@ FOUNDATIONS = {  # caption -> notebooks, in reading order; the methods' sections
         '05_acting',
         '06_loops',
         '06a_runtime',
+        '06b_checkpoints',
         '07_agents.ensemble_q',
     ],
     'Environments': [

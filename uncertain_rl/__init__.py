@@ -41,7 +41,7 @@ _CORE = {  # name -> the module (under uncertain_rl) that defines it
     **dict.fromkeys(['RunData', 'load_run', 'load_snapshots'], 'rundir'),
 }
 LAYERS = (  # (layer, module patterns under uncertain_rl), lowest first: a module imports its own layer and those below
-    ('foundations', ('checks', 'testing', 'base', 'runtime', 'metrics')),
+    ('foundations', ('checks', 'testing', 'base', 'runtime', 'checkpoints', 'metrics')),
     ('building blocks', ('ensembles', 'replay', 'learning', 'acting', 'loops', 'agents.ensemble_q', 'envs.*')),
     ('concepts', ('tdu', 'ucb', 'projections', 'propagation', 'emcts', 'biv')),
     ('experiments', ('registry', 'rundir', 'spec', 'tracking', 'experiments', 'suites', 'suites.*')),

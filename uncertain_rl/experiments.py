@@ -34,17 +34,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from uncertain_rl.base import AgentEntry, EnvEntry, gymnax_spec
-from uncertain_rl.loops import (
-    CheckpointMismatch,
-    Checkpoints,
-    TrainConfig,
-    device_memory,
-    episode_bounds,
-    largest_divisor,
-    remove_checkpoints,
-    run_chunked,
-    train,
-)
+from uncertain_rl.checkpoints import CheckpointMismatch, Checkpoints, remove_checkpoints
+from uncertain_rl.loops import TrainConfig, device_memory, episode_bounds, largest_divisor, run_chunked, train
 from uncertain_rl.metrics import best_moving_average, role_returns
 from uncertain_rl import registry, rundir, runtime
 from uncertain_rl.spec import Experiment, env_config, make_environment, spec_value
@@ -488,7 +479,7 @@ def _train_into(prep: Prepared, out: Path, progress, checkpoints, resuming: bool
 def _train(prep: Prepared, out, progress, checkpoints, tracker, summary_extra, previous=None) -> RunResult:
     """Every run of `prep`; on Ctrl-C or SIGTERM, the partial result (written to `out` as `interrupted`) in a
     `RunInterrupted`; on an error, `out`'s summary says `failed` and why, and the error goes on, except a checkpoint
-    the resume refuses (`loops.CheckpointMismatch`: nothing was trained), after which its `previous` summary is back."""
+    the resume refuses (`CheckpointMismatch`: nothing was trained), after which its `previous` summary is back."""
     done = _Progress(prep, out, (tracker, prep.experiment.on_chunk))
     with interrupts_as_keyboard_interrupt():
         try:
@@ -525,7 +516,7 @@ IDENTITY_OMITS = ('devices', 'num_chunks', 'checkpoint_every', 'log', 'on_chunk'
 
 
 def checkpoint_identity(prep: Prepared) -> dict:
-    """What a checkpoint of `prep`'s runs must have been saved by (`loops.Checkpoints`): the experiment's fields that
+    """What a checkpoint of `prep`'s runs must have been saved by (`Checkpoints`): the experiment's fields that
     decide what its runs compute (all but where, in how many pieces and with which reporting it runs), and the agent's
     config as it runs, as JSON data (an object that JSON cannot hold, by its type)."""
 

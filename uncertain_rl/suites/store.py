@@ -508,7 +508,7 @@ def train_call(out: Path, design: Design, experiment, pending: list, progress=Fa
     chunks, and at least every `CHECKPOINT_SECONDS`) and continues from it if a lost process left one (the same
     records: the same keys, the same directory)."""
     from uncertain_rl.experiments import run as run_experiment
-    from uncertain_rl.loops import Checkpoints
+    from uncertain_rl.checkpoints import Checkpoints
     from uncertain_rl.rundir import write_atomic
 
     every = experiment.checkpoint_every

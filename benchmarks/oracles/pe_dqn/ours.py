@@ -24,7 +24,7 @@ import numpy as np
 
 from uncertain_rl import registry
 from uncertain_rl.experiments import Experiment, split_keys, sweep
-from uncertain_rl.loops import Checkpoints
+from uncertain_rl.checkpoints import Checkpoints
 from uncertain_rl.metrics import beats_dithering, first_treasure_episode, sweep_solved_at
 from uncertain_rl.agents.pe_dqn import PE_DQN_PAPER_CLAIM
 
