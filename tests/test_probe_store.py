@@ -305,7 +305,7 @@ def test_a_merge_that_fails_while_writing_leaves_the_store_as_it_was(tmp_path, s
     "The second log's copy fails (a full disk, say): the first log is removed, no record is stored."
     kept = make_store(tmp_path / 'kept', [record(7)])
     before, copies = contents(kept), []
-    real = store.shutil.copyfile
+    real = cluster.shutil.copyfile
 
     def copy_then_fail(src, dst, **kw):
         copies.append(dst)

@@ -24,7 +24,6 @@ _all_ = [  # the public names; the others are internal (importable within the pa
 # %% ../../nbs/88_suites.store.ipynb #ce8cf6ad
 import hashlib
 import json
-import shutil
 import socket
 import sqlite3
 import sys
@@ -602,6 +601,40 @@ def call_pieces(pending: list, runs_per_call: int | None = None) -> list:
     return [pending[s : s + runs_per_call] for s in range(0, len(pending), runs_per_call)]
 
 
+def keys_file(folder: Path) -> Path:
+    "Where the keys of the records a call's checkpoint `folder` holds are written: beside it."
+    return folder.with_name(f'{folder.name}.keys.json')
+
+
+def call_checkpoints(out: Path, pending: list) -> Path:
+    """The folder a call over the records-to-be `pending` checkpoints into (named by their keys, so that the same
+    call finds it again), with their keys written beside it (`keys_file`)."""
+    from uncertain_rl.rundir import write_atomic
+
+    keys = sorted(r['key'] for r in pending)
+    folder = out / CHECKPOINTS_DIR / digest(*keys)[:16]
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(keys_file(folder), json.dumps(keys))
+    return folder
+
+
+def remove_orphaned_checkpoints(con: sqlite3.Connection, out: Path) -> list:
+    """Delete the checkpoints of the calls that will not come back, and return their folders. A call is made only of
+    records not stored, so once one of a call's records is stored (by the call itself, by a piece of another size
+    after the call was cut, or merged in from another store) the same call is never made again. A folder whose
+    records a live process leases is left to it; one without its keys (written by older code) is left as it is."""
+    from uncertain_rl.checkpoints import remove_checkpoints
+
+    gone = []
+    for keys_path in sorted((Path(out) / CHECKPOINTS_DIR).glob('*.keys.json')):
+        keys, folder = json.loads(keys_path.read_text()), keys_path.parent / keys_path.name[: -len('.keys.json')]
+        if stored(con, keys) and not held_elsewhere(con, keys):
+            remove_checkpoints(folder)
+            keys_path.unlink(missing_ok=True)
+            gone.append(folder)
+    return gone
+
+
 def store_call(
     con: sqlite3.Connection,
     out: Path,
@@ -648,13 +681,13 @@ def store_call(
         todo = [run for run, r in zip(runs, records) if r['key'] in held]
         if progress:
             print(describe_call(design, arm, todo), file=sys.stderr, flush=True)
-        checkpoints = out / CHECKPOINTS_DIR / digest(*sorted(r['key'] for r in pending))[:16]
+        checkpoints = call_checkpoints(out, pending)
         experiment = run_experiment(design, arm, todo, devices)
         experiment = replace(experiment, on_chunk=watch_leases(con, sorted(held), experiment.on_chunk))
         with Heartbeat(out):
             new = train_call(out, design, experiment, pending, progress, checkpoints)
         insert_records(con, new)
-        shutil.rmtree(checkpoints, ignore_errors=True)  # stored: nothing to resume
+        remove_orphaned_checkpoints(con, out)  # this call's, stored, and any older call's whose records are stored
     except LeaseLost:
         return left + pending  # the process that took them trains them, from the checkpoint left here
     finally:
@@ -687,6 +720,7 @@ def run_design(
     computing, deferred = versions(COMPUTING), []
     con = open_store(out)
     try:
+        remove_orphaned_checkpoints(con, out)
         for arm in design.arms:
             if not runs_on(arm.agent, design.suite):
                 counts['unsupported'] += 1
