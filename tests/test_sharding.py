@@ -21,6 +21,14 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 TOL = 1e-4  # |sharded - single| / (1 + |single|), after a few learning steps (measured: at most 2e-5)
+# Where Adam amplifies rounding more, with the reason. Adam's step is lr * m / (sqrt(v) + eps): a weight whose gradient
+# is rounding alone (|g| ~ 1e-10) moves by up to lr / eps * |g| = 1e5 * |g| a step, in a direction rounding picks.
+# E-AZ's policy head starts near its search's targets, so its softmax cross-entropy gradients cancel to that level:
+# measured on the 256 x 256 layer's weights, |m| ~ 6e-11, v ~ 1e-22, a weight 1.5e-4 apart after 5 updates (largest
+# relative difference 1.1e-4 on an Intel Xeon, 1.4e-4 on an AMD EPYC; every leaf bit-equal on one device). The bound
+# below: 5 updates x lr / eps (1e-3 / 1e-8) x a rounding-level gradient of 1e-9. A run sharded wrongly (another seed's
+# state, a dropped device) differs by far more.
+TOL_FOR = {'e_az_sim': 5e-4}
 
 
 def forced(devices: int) -> dict:
@@ -42,7 +50,7 @@ def sharded_cases(agents: str, seeds: int = 9, steps: int = 40) -> list:
 
 def check(case: dict):
     assert case['devices'] == 8
-    assert case['max_rel_diff'] <= TOL, case
+    assert case['max_rel_diff'] <= TOL_FOR.get(case['agent'], TOL), case
 
 
 @pytest.mark.long
