@@ -102,38 +102,35 @@ def test_unrandomized_actions_match_bsuite():
 # ---------------------------------------------------------------- stochastic variant
 
 
-def policy_jax(env, params, key, n_episodes):
-    """Episodes alternate: always 'right' (even episodes), always 'left' (odd). Record (row, col, right, reward,
-    next col)."""
+def play_jax(env, params, key, go_right):
+    """Our stochastic variant stepped with the 'right' action at step t where `go_right[t]`, the other action elsewhere.
+    Returns the final state and per step (row, column, right, reward, next column; N after an episode's last step)."""
     key_reset, key_steps = jax.random.split(key)
     _, state = env.reset(key_reset, params)
 
     def step(state, xs):
-        key, t = xs
-        go_right = (t // env.size) % 2 == 0
+        key, right = xs
         right_action = params.action_mapping[state.row, state.column]
-        action = jnp.where(go_right, right_action, 1 - right_action)
-        _, nxt, reward, term, _, _ = env.step(key, state, action, params)
+        _, nxt, reward, term, _, _ = env.step(key, state, jnp.where(right, right_action, 1 - right_action), params)
         next_col = jnp.where(term, env.size, nxt.column)  # after the last step the column is reset: mark it
-        return nxt, (state.row, state.column, go_right, reward, next_col)
+        return nxt, (state.row, state.column, right, reward, next_col)
 
-    n = n_episodes * env.size
-    _, out = jax.lax.scan(step, state, (jax.random.split(key_steps, n), jnp.arange(n)))
-    return [np.asarray(x) for x in out]
+    state, out = jax.lax.scan(step, state, (jax.random.split(key_steps, len(go_right)), jnp.asarray(go_right)))
+    return state, [np.asarray(x) for x in out]
 
 
-def policy_bsuite(size, n_episodes, seed):
+def play_bsuite(size, go_right, seed):
+    "bsuite's stochastic Deep Sea stepped as `play_jax` steps ours: its `bsuite_info` and the same per-step columns."
     env = BsuiteDeepSea(size, deterministic=False, mapping_seed=0, seed=seed)
-    out = []
-    for e in range(n_episodes):
-        ts = env.reset()
-        while not ts.last():
-            r, c = env._row, env._column
-            go_right = e % 2 == 0
-            right_action = int(env._action_mapping[r, c])
-            ts = env.step(right_action if go_right else 1 - right_action)
-            out.append((r, c, go_right, ts.reward, size if ts.last() else env._column))
-    return [np.asarray(x) for x in zip(*out)]
+    ts, out = env.reset(), []
+    for right in go_right:
+        if ts.last():
+            ts = env.reset()
+        r, c = env._row, env._column
+        right_action = int(env._action_mapping[r, c])
+        ts = env.step(right_action if right else 1 - right_action)
+        out.append((r, c, right, ts.reward, size if ts.last() else env._column))
+    return env.bsuite_info(), [np.asarray(x) for x in zip(*out)]
 
 
 def failed_moves(size, rows, cols, right, next_cols):
@@ -154,9 +151,10 @@ def end_state_noise(size, rows, cols, right, rewards, cost=0.01):
 @pytest.mark.parametrize("size", (5, 10, 20))
 def test_stochastic_statistics_match_bsuite(size):
     n_episodes = 8000
+    go_right = np.repeat(np.arange(n_episodes) % 2 == 0, size)  # episodes alternate: always right, always left
     env = DeepSea(size, deterministic=False, mapping_seed=0)
-    rows, cols, right, rewards, next_cols = policy_jax(env, env.default_params, jax.random.PRNGKey(size), n_episodes)
-    ref = policy_bsuite(size, n_episodes, seed=size)
+    _, (rows, cols, right, rewards, next_cols) = play_jax(env, env.default_params, jax.random.PRNGKey(size), go_right)
+    _, ref = play_bsuite(size, go_right, seed=size)
 
     # 1. right moves fail with probability 1/N
     f_ours, f_ref = failed_moves(size, rows, cols, right, next_cols), failed_moves(size, ref[0], ref[1], ref[2], ref[4])
@@ -224,34 +222,6 @@ def test_unknown_variant():
 # ---------------------------------------------------------------- bsuite's counters in the stochastic variant
 
 
-def counters_jax(env, params, key, go_right):
-    "bsuite's running counters (total_bad_episodes, denoised_return) after the steps `go_right` decides."
-    key_reset, key_steps = jax.random.split(key)
-    _, state = env.reset(key_reset, params)
-
-    def step(state, xs):
-        key, right = xs
-        right_action = params.action_mapping[state.row, state.column]
-        _, nxt, _, _, _, _ = env.step(key, state, jnp.where(right, right_action, 1 - right_action), params)
-        return nxt, None
-
-    keys = jax.random.split(key_steps, len(go_right))
-    state, _ = jax.lax.scan(step, state, (keys, jnp.asarray(go_right)))
-    return int(state.total_bad_episodes), float(state.denoised_return)
-
-
-def counters_bsuite(size, go_right, seed):
-    env = BsuiteDeepSea(size, deterministic=False, mapping_seed=0, seed=seed)
-    ts = env.reset()
-    for right in go_right:
-        if ts.last():
-            ts = env.reset()
-        right_action = int(env._action_mapping[env._row, env._column])
-        ts = env.step(right_action if right else 1 - right_action)
-    info = env.bsuite_info()
-    return info['total_bad_episodes'], info['denoised_return']
-
-
 @pytest.mark.parametrize("size", (5, 10))
 def test_stochastic_counters_match_bsuite(size):
     """The columns bsuite's analysis reads, in the stochastic variant: with the same decisions (the 'right' action with
@@ -261,8 +231,10 @@ def test_stochastic_counters_match_bsuite(size):
     n_episodes = 4000
     go_right = np.random.default_rng(size).random(n_episodes * size) < 0.9
     env = DeepSea(size, deterministic=False, mapping_seed=0)
-    ours = counters_jax(env, env.default_params, jax.random.PRNGKey(size), go_right)
-    theirs = counters_bsuite(size, go_right, seed=size)
+    state, _ = play_jax(env, env.default_params, jax.random.PRNGKey(size), go_right)
+    ours = int(state.total_bad_episodes), float(state.denoised_return)
+    info, _ = play_bsuite(size, go_right, seed=size)
+    theirs = info['total_bad_episodes'], info['denoised_return']
     for o, t in zip(ours, theirs):
         assert min(o, t) > 200, (ours, theirs)  # both events common: the comparison has power
         p = (o + t) / (2 * n_episodes)
