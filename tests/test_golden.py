@@ -43,7 +43,38 @@ def test_every_registered_agent_has_golden_runs():
     declared = {agent for _, _, agent, _, _ in golden.cases()}
     assert declared == set(AGENTS), set(AGENTS) - declared
     assert {run for run, *_ in golden.cases()} == set(GOLDEN['runs']), 'the golden file is not up to date'
-    assert set(GOLDEN['machine']) == {'cpu', 'machine', 'jax', 'jaxlib'} and GOLDEN['machine']['cpu']
+    assert set(GOLDEN['machine']) == {'cpu', 'isa', 'machine', 'jax', 'jaxlib'} and GOLDEN['machine']['cpu']
+
+
+def test_the_machine_kind_names_the_instruction_sets():
+    "Two CPUs of one model name, one with AVX-512: different kinds (XLA compiles for the host), so no exact check."
+    zen3 = 'fpu sse sse2 ssse3 fma sse4_1 sse4_2 avx f16c hypervisor bmi1 avx2 bmi2 ibrs vaes vpclmulqdq sha_ni'
+    zen4 = zen3 + ' avx512f avx512dq avx512bw avx512vl avx512_bf16 gfni'
+    assert (
+        golden.instruction_sets(zen3)
+        == 'avx avx2 bmi1 bmi2 f16c fma sha_ni sse sse2 sse4_1 sse4_2 ssse3 vaes vpclmulqdq'
+    )
+    assert golden.instruction_sets(zen3.replace(' ibrs', ' stibp ssbd')) == golden.instruction_sets(zen3)
+    kind = dict(cpu='AMD EPYC', isa=golden.instruction_sets(zen3), machine='x86_64', jax='0.10.2', jaxlib='0.10.2')
+    assert golden.same_kind(kind, dict(kind))
+    assert not golden.same_kind(kind, dict(kind, isa=golden.instruction_sets(zen4)))
+    assert not golden.same_kind({k: v for k, v in kind.items() if k != 'isa'}, kind)  # a file from before: no kind
+    assert set(golden.machine()) == set(kind)
+
+
+def test_runs_with_their_own_tolerance_are_golden_runs():
+    "`RTOL_FOR` widens the off-kind check for named runs only, never past 2%, and never on the recording kind."
+    assert set(golden.RTOL_FOR) <= set(GOLDEN['runs']) and all(
+        golden.RTOL < t <= 2e-2 for t in golden.RTOL_FOR.values()
+    )
+    run = next(iter(golden.RTOL_FOR))
+    fp = {k: v for k, v in GOLDEN['runs'][run].items() if v['dtype'].startswith('float') and v['abs_sum'] > 0}
+    key, rec = next(iter(fp.items()))
+    moved = dict(rec, sum=rec['sum'] + 0.5 * golden.RTOL_FOR[run] * rec['abs_sum'], sha256='0' * 24)
+    assert golden.compare({'runs': {run: {key: rec}}}, {'runs': {run: {key: moved}}}, exact=False) == []
+    assert golden.compare({'runs': {run: {key: rec}}}, {'runs': {run: {key: moved}}}, exact=True) != []
+    other = {'runs': {'r': {key: rec}}}
+    assert golden.compare(other, {'runs': {'r': {key: moved}}}, exact=False) != []  # another run: RTOL
 
 
 def test_the_tolerance_check_passes_rounding_and_fails_changes():

@@ -59,7 +59,13 @@ ENV_SIZES = {'deep_sea': 8, 'chain': 10, 'subleq_negate_positives': 16, 'subleq_
 RTOL = 1e-4  # off the recording kind: |sum - recorded sum| <= RTOL * recorded sum of |x|. Measured: the 41 runs
 # recorded on an AMD EPYC and again on an Intel Xeon (jax 0.10.2): 38 bit-identical; IV-DQN (Deep Sea,
 # chain) and IV-SAC moved by at most 4.3e-6 of their magnitudes (23 times inside RTOL), and no integer
-# array changed. A change of behaviour moves them by far more (tests/test_golden.py)
+# array changed. A change of behaviour moves them by far more (tests/test_golden.py). Recorded again on an AMD EPYC
+# with AVX2 and no AVX-512 (2026-12-07), against a file from an EPYC whose last bits differ (by its CI, AVX-512):
+# every run moved, no integer array; 49 of 51 runs inside RTOL (the largest 9.3e-5), two outside (RTOL_FOR).
+RTOL_FOR = {  # runs whose training amplifies last-bit rounding beyond RTOL across instruction sets (measured there)
+    'pe_dqn_projected@deep_sea': 2e-3,  # 6.9e-4: the projection's bonus network feeds the acting values
+    'ensemble_sac@pendulum': 2e-2,  # 7.4e-3: continuous actions, no integer array to pin the trajectory
+}
 
 
 def cases() -> list:
@@ -109,14 +115,31 @@ def run_case(agent_name: str, overrides: dict, env_name: str) -> dict:
     return out
 
 
-def machine() -> dict:
-    cpu = ''
+# The instruction sets XLA's CPU compiler may target (it compiles for the host): two machines that both call themselves
+# "AMD EPYC" give different last bits when one has AVX-512 and the other not (seen in CI, 2026-12-07), so the machine
+# kind names them. Flags that do not change generated code (security mitigations, hypervisor features) are left out,
+# so that machines differing only in those still compare bit for bit.
+ISA_PREFIXES = ('sse', 'ssse', 'avx', 'amx', 'fma', 'f16c', 'bmi', 'adx', 'aes', 'pclmul', 'vpclmul', 'vaes', 'gfni')
+ISA_PREFIXES += ('sha', 'movbe', 'popcnt', 'abm', 'lzcnt', 'xop', 'fp16', 'asimd', 'sve', 'neon')
+
+
+def instruction_sets(flags: str) -> str:
+    "The code-generating flags of one `/proc/cpuinfo` flags line (x86 `flags`, Arm `Features`), sorted, space-joined."
+    return ' '.join(sorted({f for f in flags.split() if f.startswith(ISA_PREFIXES)}))
+
+
+def _cpuinfo(*fields: str) -> str:
     try:
-        cpu = next(l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name'))
+        return next(l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.split(':')[0].strip() in fields)
     except Exception:
-        pass
+        return ''
+
+
+def machine() -> dict:
+    "The machine kind a golden file is recorded on: CPU model, instruction sets, architecture, jax and jaxlib."
     return dict(
-        cpu=cpu,
+        cpu=_cpuinfo('model name'),
+        isa=instruction_sets(_cpuinfo('flags', 'Features')),
         machine=platform.machine(),
         jax=jax.__version__,
         jaxlib=jax.lib.__version__ if hasattr(jax.lib, '__version__') else '',
@@ -135,7 +158,8 @@ def record(only=None) -> dict:
 
 
 def same_kind(recorded: dict, here: dict | None = None) -> bool:
-    "Whether `here` (default: this machine) is the machine kind that `recorded` names: CPU, architecture, jax, jaxlib."
+    """Whether `here` (default: this machine) is the machine kind that `recorded` names: CPU, instruction sets,
+    architecture, jax, jaxlib (a file recorded before the instruction sets were kept is never the same kind)."""
     return recorded == (machine() if here is None else here)
 
 
@@ -152,9 +176,11 @@ def _within(fp: dict, now: dict, rtol: float) -> bool:
 
 
 def compare(golden: dict, current: dict, exact: bool = True, rtol: float = RTOL) -> list:
-    "Differences as lines; empty when bit-identical (`exact`) or, with `exact=False`, within tolerance (above)."
+    """Differences as lines; empty when bit-identical (`exact`) or, with `exact=False`, within tolerance (above: `rtol`,
+    or a run's own in `RTOL_FOR` where larger)."""
     problems = []
     for run, fps in golden['runs'].items():
+        run_rtol = max(rtol, RTOL_FOR.get(run, 0.0))
         now = current['runs'].get(run)
         if now is None:
             problems.append(f'{run}: missing')
@@ -167,10 +193,10 @@ def compare(golden: dict, current: dict, exact: bool = True, rtol: float = RTOL)
                 problems.append(f"{run} {k}: {fp['dtype']}{fp['shape']} -> {now[k]['dtype']}{now[k]['shape']}")
             elif exact and now[k]['sha256'] != fp['sha256']:
                 problems.append(f"{run} {k}: differs (sum {fp['sum']!r} -> {now[k]['sum']!r})")
-            elif not exact and not _within(fp, now[k], rtol):
+            elif not exact and not _within(fp, now[k], run_rtol):
                 problems.append(
                     f"{run} {k}: outside the tolerance (sum {fp['sum']!r} -> {now[k]['sum']!r}, "
-                    f"rtol {rtol:g} of {_scale(fp)!r})"
+                    f"rtol {run_rtol:g} of {_scale(fp)!r})"
                 )
         for k in now:
             if k not in fps:
