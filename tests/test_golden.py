@@ -1,9 +1,10 @@
 """The golden runs of `tools/golden.py`: short training runs with fixed keys, every state leaf and every logged value
 fingerprinted, one set of cases per registered agent (each agent declares its own). A change of behaviour must be
 deliberate: regenerate the file in a commit of its own and say why (`python tools/golden.py record`, which names the
-machine kind it ran on). No machine skips them: on the machine kind that recorded the file (CPU model, architecture,
-jax and jaxlib) they are compared bit for bit; on any other kind within `golden.RTOL` (float sums against their sums of
-magnitudes), with every integer array (actions, episode lengths, counts, the solved-at episode) still bit for bit."""
+machine kind it ran on). No machine skips them: on the machine kind that recorded the file (CPU model, instruction
+sets, architecture, jax and jaxlib) they are compared bit for bit; on any other kind within `golden.RTOL` (float sums
+against their sums of magnitudes; `golden.RTOL_FOR` for a few runs), with every integer array (actions, episode
+lengths, counts, the solved-at episode) still bit for bit."""
 
 import json
 import sys

@@ -13,11 +13,12 @@ golden runs as soon as it is registered. A refactor that must not change behavio
 deliberate change of behaviour regenerates the file in a commit of its own, saying why.
 
 Two checks, so that no machine skips them:
-- **exact** on the machine kind that recorded the file (the file names the CPU model, the architecture and the
-  jax and jaxlib versions): every fingerprint's SHA-256, bit for bit;
+- **exact** on the machine kind that recorded the file (the file names the CPU model, its instruction sets, the
+  architecture and the jax and jaxlib versions): every fingerprint's SHA-256, bit for bit;
 - **within tolerance** on any other kind, where XLA may fuse and round floats differently: shapes and dtypes equal,
   every integer and boolean array (actions in the replay, episode lengths, counts, the solved-at episode) bit for
-  bit, so every decision is the same, and each float array's sum within `RTOL` of its sum of magnitudes.
+  bit, so every decision is the same, and each float array's sum within `RTOL` of its sum of magnitudes (a few runs
+  that amplify rounding have their own, measured, in `RTOL_FOR`).
 `check` says which one it ran and on which kind; `record` says on which kind it recorded.
 
 `lineage --since REV` keeps stored results valid across a refactor, on whatever machine it runs. It fingerprints the
