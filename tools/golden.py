@@ -61,8 +61,9 @@ RTOL = 1e-4  # off the recording kind: |sum - recorded sum| <= RTOL * recorded s
 # recorded on an AMD EPYC and again on an Intel Xeon (jax 0.10.2): 38 bit-identical; IV-DQN (Deep Sea,
 # chain) and IV-SAC moved by at most 4.3e-6 of their magnitudes (23 times inside RTOL), and no integer
 # array changed. A change of behaviour moves them by far more (tests/test_golden.py). Recorded again on an AMD EPYC
-# with AVX2 and no AVX-512 (2026-12-07), against a file from an EPYC whose last bits differ (by its CI, AVX-512):
-# every run moved, no integer array; 49 of 51 runs inside RTOL (the largest 9.3e-5), two outside (RTOL_FOR).
+# with AVX2 and no AVX-512 (2026-12-07), against a file from an EPYC whose flags were not kept (its bits differ; the
+# same run here with XLA held to AVX differs from both): every run moved, no integer array; 49 of 51 runs inside
+# RTOL (the largest 9.3e-5), two outside (RTOL_FOR).
 RTOL_FOR = {  # runs whose training amplifies last-bit rounding beyond RTOL across instruction sets (measured there)
     'pe_dqn_projected@deep_sea': 2e-3,  # 6.9e-4: the projection's bonus network feeds the acting values
     'ensemble_sac@pendulum': 2e-2,  # 7.4e-3: continuous actions, no integer array to pin the trajectory
@@ -117,9 +118,9 @@ def run_case(agent_name: str, overrides: dict, env_name: str) -> dict:
 
 
 # The instruction sets XLA's CPU compiler may target (it compiles for the host): two machines that both call themselves
-# "AMD EPYC" give different last bits when one has AVX-512 and the other not (seen in CI, 2026-12-07), so the machine
-# kind names them. Flags that do not change generated code (security mitigations, hypervisor features) are left out,
-# so that machines differing only in those still compare bit for bit.
+# "AMD EPYC" gave different last bits in CI (2026-12-07), and the same run here with `--xla_cpu_max_isa=AVX` differs
+# from this AVX2 machine's, so the machine kind names them. Flags that do not change generated code (security
+# mitigations, hypervisor features) are left out, so that machines differing only in those still compare bit for bit.
 ISA_PREFIXES = ('sse', 'ssse', 'avx', 'amx', 'fma', 'f16c', 'bmi', 'adx', 'aes', 'pclmul', 'vpclmul', 'vaes', 'gfni')
 ISA_PREFIXES += ('sha', 'movbe', 'popcnt', 'abm', 'lzcnt', 'xop', 'fp16', 'asimd', 'sve', 'neon')
 
