@@ -121,8 +121,11 @@ def run_case(agent_name: str, overrides: dict, env_name: str) -> dict:
 # "AMD EPYC" gave different last bits in CI (2026-12-07), and the same run here with `--xla_cpu_max_isa=AVX` differs
 # from this AVX2 machine's, so the machine kind names them. Flags that do not change generated code (security
 # mitigations, hypervisor features) are left out, so that machines differing only in those still compare bit for bit.
-ISA_PREFIXES = ('sse', 'ssse', 'avx', 'amx', 'fma', 'f16c', 'bmi', 'adx', 'aes', 'pclmul', 'vpclmul', 'vaes', 'gfni')
-ISA_PREFIXES += ('sha', 'movbe', 'popcnt', 'abm', 'lzcnt', 'xop', 'fp16', 'asimd', 'sve', 'neon')
+ISA_PREFIXES = (
+    *('sse', 'ssse', 'avx', 'amx', 'fma', 'f16c', 'bmi', 'adx', 'aes', 'pclmul', 'vpclmul', 'vaes', 'gfni', 'sha'),
+    *('movbe', 'popcnt', 'abm', 'lzcnt', 'xop'),  # x86's `flags`
+    *('fp16', 'asimd', 'sve', 'neon'),  # Arm's `Features`
+)
 
 
 def instruction_sets(flags: str) -> str:
