@@ -6,7 +6,7 @@ import pytest
 from uncertain_rl.experiments import Experiment, run
 
 
-@pytest.mark.long
+@pytest.mark.slow  # 1.5 minutes; CI checks DLTV through its golden run (tests/test_golden.py QUICK)
 def test_dltv_learns_bsuite_catch_in_three_of_three_seeds():
     """bsuite's catch/0 (PE-DQN's Fig. 4 (a) scores DLTV on the whole bsuite), the registered default, seeds 0-2,
     1,000 episodes: the mean return of episodes 901-1,000 is above 0.4 in every seed. A uniformly random policy

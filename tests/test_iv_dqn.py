@@ -22,7 +22,7 @@ from uncertain_rl.base import gymnax_spec
 from uncertain_rl.registry import agent_config, make_agent, make_env
 
 
-@pytest.mark.long
+@pytest.mark.slow  # about a minute; CI checks IV-DQN through its golden run (tests/test_golden.py QUICK)
 def test_learns_to_balance():
     """3 seeds, 30,000 steps: the vote's mean greedy return over 10 episodes is >= 400 in at least 2 of 3 seeds, while
     the untrained agents' is below 200 in every seed. Measured: trained 629, 762, 476; untrained 46, 110, 49."""

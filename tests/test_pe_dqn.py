@@ -142,7 +142,7 @@ def test_pe_dqn_runs_through_the_bsuite_bridge(tmp_path):
     assert list((tmp_path / 'bsuite' / 'seed_0').glob('*.csv'))
 
 
-@pytest.mark.long
+@pytest.mark.slow  # over a minute; CI checks PE-DQN through its golden run (tests/test_golden.py QUICK)
 def test_pe_dqn_solves_deep_sea_10_seed_0_within_400_episodes(tmp_path):
     """The default run's learning test, one seed of the target below: what `uncertain-rl train --agent pe_dqn --size 10
     --episodes 400 --seeds 1` trains (CPU profile, seed 0, map 42; β decays over the first 133 episodes), stopped

@@ -10,7 +10,8 @@
 The cases are not listed here: every registered agent declares its own (`GoldenCase`s in its `AgentEntry`, see
 `uncertain_rl.base`), so a new agent, ours or an installed package's (entry-point group `uncertain_rl.agents`), has
 golden runs as soon as it is registered. A refactor that must not change behaviour keeps every fingerprint; a
-deliberate change of behaviour regenerates the file in a commit of its own, saying why.
+deliberate change of behaviour regenerates the file in a commit of its own, saying why, after the learning tests pass
+(`pytest -m slow`: CI runs some agents' golden runs in place of their learning tests, which take minutes).
 
 Two checks, so that no machine skips them:
 - **exact** on the machine kind that recorded the file (the file names the CPU model, its instruction sets, the
