@@ -126,47 +126,67 @@ def test_lineage_keeps_only_what_the_golden_runs_show():
 
 
 @pytest.mark.worktree
-def test_lineage_shows_a_refactor_on_the_machine_at_hand(tmp_path):
-    """A refactor made and shown here, on whatever machine runs the tests: in a clone of this checkout, one commit
-    renames local variables of DQN's `act` (its fingerprint moves, its behaviour does not), and `lineage --since HEAD~1
-    --only dqn@chain` records that golden run with both versions on this machine and writes the entry *old -> new*,
-    which the store's `same_code` then follows. (A change of behaviour is refused: `same_runs` below, and the rule on
-    hand-made fingerprints above.)"""
+def test_lineage_shows_refactors_of_an_agent_and_a_suite_on_the_machine_at_hand(tmp_path):
+    """Refactors made and shown here, on whatever machine runs the tests: in a clone of this checkout, one commit
+    renames local variables of DQN's `act` (its fingerprint moves, its behaviour does not) and of cartpole_noise's
+    metrics (the suite's fingerprint moves, its records do not). `lineage --since HEAD~1 --only dqn@chain` records
+    that golden run with both versions on this machine, runs the suite's quick table for DQN with both, and writes
+    the entries *old -> new* for the agent, which the store's `same_code` then follows, and for the suite. A second
+    commit that changes what a suite's record keeps is refused. (An agent's change of behaviour is refused: `same_runs`
+    below, and the rule on hand-made fingerprints above.) One clone and two `lineage` calls, a minute each."""
     repo, git, run = clone_with_this_tool(tmp_path)
     dqn = repo / 'uncertain_rl' / 'agents' / 'dqn.py'
+    suite = repo / 'uncertain_rl' / 'suites' / 'cartpole_noise.py'
     ledger = repo / 'uncertain_rl' / 'suites' / 'equivalent_code.json'
     fingerprint = 'from uncertain_rl.registry import make_env; '
     fingerprint += 'from uncertain_rl.suites.fingerprints import run_fingerprint; '
     fingerprint += "print(run_fingerprint('dqn', make_env('chain', 10, 42)))"
 
-    def commit_and_lineage(*replacements) -> tuple:
-        "Commit `replacements` (old, new) of dqn.py; lineage of that commit; (fingerprints before and after, output)."
-        code_before, source = run('-c', fingerprint).strip(), dqn.read_text()
+    def replace(path, *replacements) -> None:
+        source = path.read_text()
         for old, new in replacements:
             assert source.count(old) == 1, old
             source = source.replace(old, new)
-        dqn.write_text(source)
-        git('commit', '-qam', 'change')
-        out = run('tools/golden.py', 'lineage', '--since', 'HEAD~1', '--only', 'dqn@chain')
-        return code_before, run('-c', fingerprint).strip(), out
+        path.write_text(source)
 
     before = json.loads(ledger.read_text())['replaced']
-    old, new, out = commit_and_lineage(
+    old = run('-c', fingerprint).strip()
+    replace(
+        dqn,
         ('k_tie, k_coin, k_action = jax.random.split(key, 3)', 'tie, coin, pick = jax.random.split(key, 3)'),
         ('random_argmax(k_tie, acting_q', 'random_argmax(tie, acting_q'),
         ('epsilon_greedy(k_coin, k_action, action', 'epsilon_greedy(coin, pick, action'),
     )
+    replace(
+        suite,
+        ('    raw = np.diff(', '    rows = np.diff('),
+        ('dict(cartpole_run_summary(raw), played', 'dict(cartpole_run_summary(rows), played'),
+    )
+    git('commit', '-qam', 'rename')
+    out = run('tools/golden.py', 'lineage', '--since', 'HEAD~1', '--only', 'dqn@chain')
+    new = run('-c', fingerprint).strip()
     after = json.loads(ledger.read_text())['replaced']
     fresh = after[len(before) :]
+    agent_entries = [e for e in fresh if 'agent' in e]
     assert old != new and f'wrote {len(fresh)} equivalences' in out and after[: len(before)] == before, out
-    assert {e['agent'] for e in fresh} == {'dqn'} and (old, new) in [(e['old'], e['new']) for e in fresh]
+    assert {e['agent'] for e in agent_entries} == {'dqn'} and (old, new) in [(e['old'], e['new']) for e in fresh]
     # one entry per environment DQN runs on: the agent's code moved, each environment class kept its source
-    assert len(fresh) == len({e['env'] for e in fresh}) > 1
-    assert all('dqn@chain bit-identical' in e['evidence'] and golden.machine()['cpu'] in e['evidence'] for e in fresh)
+    assert len(agent_entries) == len({e['env'] for e in agent_entries}) > 1
+    assert all(
+        'dqn@chain bit-identical' in e['evidence'] and golden.machine()['cpu'] in e['evidence'] for e in agent_entries
+    )
     from uncertain_rl.suites.fingerprints import equivalent_code, same_code
 
     linked = same_code(new, equivalent_code(ledger))
     assert linked[0] == new and old in linked  # the store finds the old code's records (and its own lineage's)
+    assert 'suite fingerprints moved for 1 suites: cartpole_noise' in out, out
+    assert [e['suite'] for e in fresh if 'suite' in e] == ['cartpole_noise'], fresh
+    assert 'quick table for dqn' in fresh[-1]['evidence'], fresh[-1]
+
+    replace(suite, ('played=int(played), episodes_to_750', 'played=int(played) + 1, episodes_to_750'))
+    git('commit', '-qam', 'change what a record keeps')
+    out = run('tools/golden.py', 'lineage', '--since', 'HEAD~1')
+    assert 'not shown: suite cartpole_noise' in out and 'wrote 0 equivalences' in out, out
 
 
 def test_same_runs_passes_only_agents_whose_every_run_is_bit_identical():
