@@ -211,7 +211,8 @@ def load_logs(path) -> 'pd.DataFrame':
 # %% ../../nbs/87a_suites.bsuite.ipynb #428e7315
 def radar(capabilities: dict, title: str = '', note: str = '', ax=None):
     """bsuite's radar of each agent's capability scores (`{agent: {capability: score}}`, NaN as 0) on polar axes
-    `ax` (a new figure if None); `note` is written under it. Returns the figure."""
+    `ax` (a new figure if None); `note` is written under it. Each agent has a colour of its own (matplotlib's ten
+    cycle, so twenty for more agents). Returns the figure."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -221,9 +222,10 @@ def radar(capabilities: dict, title: str = '', note: str = '', ax=None):
     ring = np.linspace(0, 2 * np.pi, 100)
     for r, alpha in ((0.25, 0.05), (0.5, 0.05), (0.75, 0.03), (1.0, 0.01)):
         ax.fill(ring, np.full(100, r), color='k', alpha=alpha)
-    for agent, scores in capabilities.items():
+    colours = plt.get_cmap('tab10' if len(capabilities) <= 10 else 'tab20').colors
+    for i, (agent, scores) in enumerate(capabilities.items()):
         v = np.maximum(np.nan_to_num([scores.get(c, np.nan) for c in CAPABILITIES]), 0.05)
-        line = ax.plot(np.r_[angles, angles[:1]], np.r_[v, v[:1]], lw=2, label=agent)[0]
+        line = ax.plot(np.r_[angles, angles[:1]], np.r_[v, v[:1]], lw=2, label=agent, color=colours[i % 20])[0]
         ax.fill(np.r_[angles, angles[:1]], np.r_[v, v[:1]], alpha=0.12, color=line.get_color())
     ax.set_thetagrids(np.degrees(angles), [c.replace('_', '\n') for c in CAPABILITIES])
     ax.set_ylim(0, 1)
@@ -238,20 +240,23 @@ def radar(capabilities: dict, title: str = '', note: str = '', ax=None):
 
 def plot_replicates(scores: dict, capabilities, title: str = '', note: str = ''):
     """Each arm's score in each replicate sweep, one panel a capability (`scores`: `replicate_scores`' form): a dot a
-    replicate, at the same offset for every arm, and the mean as a bar."""
+    replicate, at the same offset for every arm, and the mean as a bar. The title is wrapped to the figure's width."""
+    import textwrap
+
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(capabilities), figsize=(1.5 + 2.6 * len(capabilities), 3.8), squeeze=False)
+    width = max(5.5, 1.5 + 2.6 * len(capabilities))  # one panel alone is wide enough for a claim's two-line title
+    fig, axes = plt.subplots(1, len(capabilities), figsize=(width, 4.2), squeeze=False)
     for ax, c in zip(axes[0], capabilities):
         for i, label in enumerate(scores):
             v = np.asarray(scores[label]['capabilities'][c], float)
             ax.plot(i + np.linspace(-0.2, 0.2, len(v)), v, 'o', ms=4, alpha=0.7)
             ax.hlines(np.nanmean(v), i - 0.3, i + 0.3, color='k', lw=2)
-        ax.set_xticks(range(len(scores)), list(scores), rotation=20, ha='right')
+        ax.set_xticks(range(len(scores)), list(scores), rotation=30, ha='right', rotation_mode='anchor')
         ax.set_ylim(-0.05, 1.05)
         ax.set_title(c.replace('_', ' '))
     axes[0][0].set_ylabel('score of a replicate sweep')
-    fig.suptitle(title, fontsize='medium')
+    fig.suptitle(textwrap.fill(title, int(width * 11)), fontsize='medium')
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     if note:
         fig.text(0.02, 0.01, note, fontsize='small', color='dimgrey', wrap=True)
