@@ -211,8 +211,8 @@ def load_logs(path) -> 'pd.DataFrame':
 # %% ../../nbs/87a_suites.bsuite.ipynb #428e7315
 def radar(capabilities: dict, title: str = '', note: str = '', ax=None):
     """bsuite's radar of each agent's capability scores (`{agent: {capability: score}}`, NaN as 0) on polar axes
-    `ax` (a new figure if None); `note` is written under it. Each agent has a colour of its own (matplotlib's ten
-    cycle, so twenty for more agents). Returns the figure."""
+    `ax` (a new figure if None); `note` is written under it. Each agent has a colour of its own (matplotlib's
+    ten-colour map, its twenty-colour map past ten agents). Returns the figure."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -225,7 +225,9 @@ def radar(capabilities: dict, title: str = '', note: str = '', ax=None):
     colours = plt.get_cmap('tab10' if len(capabilities) <= 10 else 'tab20').colors
     for i, (agent, scores) in enumerate(capabilities.items()):
         v = np.maximum(np.nan_to_num([scores.get(c, np.nan) for c in CAPABILITIES]), 0.05)
-        line = ax.plot(np.r_[angles, angles[:1]], np.r_[v, v[:1]], lw=2, label=agent, color=colours[i % 20])[0]
+        line = ax.plot(np.r_[angles, angles[:1]], np.r_[v, v[:1]], lw=2, label=agent, color=colours[i % len(colours)])[
+            0
+        ]
         ax.fill(np.r_[angles, angles[:1]], np.r_[v, v[:1]], alpha=0.12, color=line.get_color())
     ax.set_thetagrids(np.degrees(angles), [c.replace('_', '\n') for c in CAPABILITIES])
     ax.set_ylim(0, 1)
@@ -245,7 +247,7 @@ def plot_replicates(scores: dict, capabilities, title: str = '', note: str = '')
 
     import matplotlib.pyplot as plt
 
-    width = max(5.5, 1.5 + 2.6 * len(capabilities))  # one panel alone is wide enough for a claim's two-line title
+    width = max(5.5, 1.5 + 2.6 * len(capabilities))  # one panel alone is wide enough for a claim's wrapped title
     fig, axes = plt.subplots(1, len(capabilities), figsize=(width, 4.2), squeeze=False)
     for ax, c in zip(axes[0], capabilities):
         for i, label in enumerate(scores):
