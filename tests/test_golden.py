@@ -65,7 +65,9 @@ def test_the_machine_kind_names_the_instruction_sets():
     assert golden.same_kind(kind, dict(kind))
     assert not golden.same_kind(kind, dict(kind, isa=golden.instruction_sets(zen4)))
     assert not golden.same_kind({k: v for k, v in kind.items() if k != 'isa'}, kind)  # a file from before: no kind
-    assert set(golden.machine()) == set(kind)
+    assert set(golden.machine()) - {'xla_flags'} == set(kind)
+    flagged = dict(kind, xla_flags='--xla_backend_optimization_level=0')  # XLA_FLAGS change the generated code
+    assert not golden.same_kind(kind, flagged) and golden.same_kind(flagged, dict(flagged))
 
 
 def test_runs_with_their_own_tolerance_are_golden_runs():

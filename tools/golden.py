@@ -15,7 +15,8 @@ deliberate change of behaviour regenerates the file in a commit of its own, sayi
 
 Two checks, so that no machine skips them:
 - **exact** on the machine kind that recorded the file (the file names the CPU model, its instruction sets, the
-  architecture and the jax and jaxlib versions): every fingerprint's SHA-256, bit for bit;
+  architecture, the jax and jaxlib versions, and `XLA_FLAGS` if they were set): every fingerprint's SHA-256, bit
+  for bit;
 - **within tolerance** on any other kind, where XLA may fuse and round floats differently: shapes and dtypes equal,
   every integer and boolean array (actions in the replay, episode lengths, counts, the solved-at episode) bit for
   bit, so every decision is the same, and each float array's sum within `RTOL` of its sum of magnitudes (a few runs
@@ -142,14 +143,18 @@ def _cpuinfo(*fields: str) -> str:
 
 
 def machine() -> dict:
-    "The machine kind a golden file is recorded on: CPU model, instruction sets, architecture, jax and jaxlib."
-    return dict(
+    """The machine kind a golden file is recorded on: CPU model, instruction sets, architecture, jax and jaxlib, and
+    `XLA_FLAGS` where the environment sets them (flags such as `--xla_backend_optimization_level=0` change the code XLA
+    generates, and so the last bits of float results: measured here, every quick golden run moved)."""
+    kind = dict(
         cpu=_cpuinfo('model name'),
         isa=instruction_sets(_cpuinfo('flags', 'Features')),
         machine=platform.machine(),
         jax=jax.__version__,
         jaxlib=jax.lib.__version__ if hasattr(jax.lib, '__version__') else '',
     )
+    flags = os.environ.get('XLA_FLAGS', '').strip()
+    return dict(kind, xla_flags=flags) if flags else kind
 
 
 def record(only=None) -> dict:
@@ -165,7 +170,8 @@ def record(only=None) -> dict:
 
 def same_kind(recorded: dict, here: dict | None = None) -> bool:
     """Whether `here` (default: this machine) is the machine kind that `recorded` names: CPU, instruction sets,
-    architecture, jax, jaxlib (a file recorded before the instruction sets were kept is never the same kind)."""
+    architecture, jax, jaxlib and XLA flags (a file recorded before the instruction sets were kept is never the same
+    kind)."""
     return recorded == (machine() if here is None else here)
 
 
