@@ -41,7 +41,9 @@ print(json.dumps(dict(changed=changed, rule_changed=rule() is not rule_before, i
 
 
 def _settings_changed(what: str, tmp_path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(('UNCERTAIN_RL_', 'JAX_COMPILATION'))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(('UNCERTAIN_RL_', 'JAX_COMPILATION', 'JAX_PERSISTENT'))
+    }
     env.update(XDG_CACHE_HOME=str(tmp_path), JAX_PLATFORMS='cpu')
     out = subprocess.run([sys.executable, '-c', SCRIPT, what], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
