@@ -29,8 +29,8 @@ print(json.dumps(dict(hits=len(hits), cache=res.layout['compilation_cache'],
 
 def _train(cache: str | None, **env_vars) -> dict:
     env = dict(os.environ, **env_vars)
-    env.pop('JAX_COMPILATION_CACHE_DIR', None)  # JAX's own cache settings (CI sets them) left out: the package's
-    env.pop('JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS', None)
+    env.pop('JAX_COMPILATION_CACHE_DIR', None)  # JAX's own cache settings, where a shell sets them: the package's
+    env.pop('JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS', None)  # choices are what these tests check
     env.pop('UNCERTAIN_RL_COMPILATION_CACHE', None)
     if cache is not None:
         env['UNCERTAIN_RL_COMPILATION_CACHE'] = cache
