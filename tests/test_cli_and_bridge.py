@@ -285,6 +285,7 @@ def test_suite_merge_refuses_a_path_outside_the_store(tmp_path, quick_store, csv
     assert not (tmp_path / 'escaped.csv').exists() and not (tmp_path / 'dst').exists()
 
 
+@pytest.mark.long  # its fixture, a trained quick store, is the long merge tests' above: one run of it for them all
 def test_suite_merge_refuses_a_symlinked_log(tmp_path, quick_store):
     "A source whose CSV log is a symbolic link (to /etc/passwd, say) is refused: its target is never copied."
     from uncertain_rl.suites import store

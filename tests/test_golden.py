@@ -107,6 +107,7 @@ def test_the_tolerance_check_passes_rounding_and_fails_changes():
 
 
 @pytest.mark.long
+@pytest.mark.ci  # at every commit, not in a share: CI's check of the agents whose learning tests are slow
 def test_golden_runs_quick():
     check(QUICK)
 

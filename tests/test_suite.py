@@ -83,6 +83,7 @@ def test_a_killed_suite_resumes_without_recomputing_finished_records(killed_then
     assert len(after) == 4 and all(after[k] == t for k, t in before.items())  # the first two untouched
 
 
+@pytest.mark.long  # its fixture, a killed and resumed suite, is the long tests' above: one run of it for the three
 def test_bsuite_analysis_scores_the_suite_logs_as_the_store_does(killed_then_resumed):
     "Per seed: bsuite's `load_one_result_set` on the sweep's CSV directory, then bsuite's Deep Sea `score`."
     from bsuite.experiments.deep_sea import analysis
