@@ -12,8 +12,8 @@ from conftest import ROOT
 CI = (ROOT / '.ci' / 'run').read_text()
 MARKS = ('long', 'data', 'browser', 'worktree', 'ci', 'slow')
 README = (ROOT / 'README.md').read_text()
-# what every change runs before it lands: the README's line that runs the notebooks' long cells
-FULL = re.search(r'^nbdev_test --flags long .*pytest -m "(.*?)"', README, re.M).group(1)
+# what every change runs before it lands: the README's line that adds the marked tests to the test command
+FULL = re.search(r'^nbdev_test && pytest && pytest -m "(.*?)"', README, re.M).group(1)
 
 
 def selection(name: str) -> str:
@@ -49,3 +49,11 @@ def test_the_shares_are_cut_from_measured_seconds():
 def test_the_readme_test_command_is_the_first_nbdev_test_line():
     "`.ci/run` takes the README's first line that starts with `nbdev_test`: it must be the test command."
     assert re.search(r'^nbdev_test.*$', README, re.M).group() == 'nbdev_test && pytest'
+
+
+def test_the_readme_names_ci_s_slots():
+    "The README says how many slots CI rotates through: the shares and the lowest jax's one."
+    shares = int(re.search(r'^CI_SHARES=(\d+)$', CI, re.M).group(1))
+    assert f'one of {shares + 1} slots' in ' '.join(README.split()), shares
+    assert re.search(r'^slot=\$\(\( 16#\$\{sha:0:8\} % \(CI_SHARES \+ 1\) \+ 1 \)\)$', CI, re.M)
+    assert re.search(r'if \[ \$slot -gt \$CI_SHARES \]; then', CI)  # the last slot is the lowest jax's

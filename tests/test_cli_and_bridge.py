@@ -61,6 +61,7 @@ def test_train_writes_the_run_directory(tmp_path):
         assert stat.S_IMODE(os.stat(out / name).st_mode) == 0o640, name
 
 
+@pytest.mark.long
 def test_never_is_missing_not_episode_zero(tmp_path, capsys):
     """DQN on Deep Sea 10 for 20 episodes never finds the treasure: `null` in summary.json, `never` in the table."""
     assert (
@@ -192,6 +193,7 @@ def test_unwritable_out(tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'writable' in r.stderr
 
 
+@pytest.mark.long
 def test_cli_through_bsuite_bridge(tmp_path):
     r = cli(
         'train',
@@ -211,6 +213,7 @@ def test_cli_through_bsuite_bridge(tmp_path):
     assert list((tmp_path / 'bsuite' / 'seed_0').glob('*.csv'))
 
 
+@pytest.mark.long
 def test_cli_trains_a_compiled_bsuite_setting(tmp_path):
     "`bsuite:ID` is compiled: no bsuite logger, and the per-episode CSV carries bsuite's counters (Catch's regret)."
     r = cli(
@@ -324,6 +327,7 @@ def test_a_corrupt_store_is_named_in_one_line(tmp_path, content):
     assert not (tmp_path / 'dst').exists()
 
 
+@pytest.mark.long
 def test_a_run_too_large_for_memory_is_refused_before_anything_is_written(tmp_path):
     """`--size 1000` (JAX out of memory after 20 s before) and `--size 1000000` (numpy's MemoryError): one line,
     exit 2, no --out."""

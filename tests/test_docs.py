@@ -59,6 +59,7 @@ def test_every_notebook_has_a_page_in_the_table_of_contents(site):
             assert f'href="{name}.html"' in home, f'{name} is not linked from the home page'
 
 
+@pytest.mark.long
 def test_pages_are_self_contained(site):
     for page in site.glob('*.html'):
         html = page.read_text()

@@ -27,6 +27,7 @@ from uncertain_rl.loops import greedy_returns
 from uncertain_rl.metrics import first_treasure_episode, solved_at, beats_dithering
 
 
+@pytest.mark.long
 def test_boot_dqn_solves_deep_sea_10():
     res, env, agent = train_registry('boot_dqn', 'deep_sea', 10, episodes=200, seeds=5)
     greedy = jax.vmap(lambda s, k: greedy_returns(env, agent, s, k, 1, 10)[0])(
@@ -37,6 +38,7 @@ def test_boot_dqn_solves_deep_sea_10():
     assert ok.sum() >= 4, (solved, greedy)
 
 
+@pytest.mark.long
 def test_dqn_epsilon_greedy_rarely_finds_the_treasure():
     res, _, _ = train_registry('dqn', 'deep_sea', 10, episodes=500, seeds=10)
     found = first_treasure_episode(res.logs['denoised_return']) > 0

@@ -40,6 +40,7 @@ def test_learns_to_balance():
     assert (trained >= 400).sum() >= 2, trained
 
 
+@pytest.mark.long
 def test_cli_options_reach_the_config(tmp_path, capsys):
     out = tmp_path / 'run'
     assert (

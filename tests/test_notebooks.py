@@ -5,9 +5,11 @@ stored outputs stay small (no stderr, no oversized images)."""
 import base64
 import re
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 NBS = sorted((Path(__file__).resolve().parent.parent / 'nbs').glob('*.ipynb'))
 
@@ -112,3 +114,31 @@ def test_notebook_reads_as_a_paper_not_a_journal(path):
     (results live under what they measure) and does not narrate the investigation."""
     found = journal_lines(json.loads(path.read_text())['cells'])
     assert not found, f'{path.name}: {found}'
+
+
+def long_cells(path) -> int:
+    "How many of the notebook's code cells carry `#| long` (checks `nbdev_test` leaves out)."
+    return sum(bool(re.match(r'(#\|[^\n]*\n)*#\| long\b', ''.join(c['source']))) for c in code_cells(path))
+
+
+LONG = [p for p in NBS if long_cells(p)]
+
+
+def test_long_cells_are_found(tmp_path):
+    "The check can fail: a cell whose directives include `#| long` counts, one that merely mentions it does not."
+    nb = tmp_path / 'x.ipynb'
+    for source, count in (('#| long\nx = 1', 1), ('#| echo: false\n#| long\nx = 1', 1), ('x = 1  # not #| long', 0)):
+        nb.write_text(json.dumps({'cells': [{'cell_type': 'code', 'source': [source]}]}))
+        assert long_cells(nb) == count, source
+    assert len(LONG) >= 9, [p.stem for p in LONG]
+
+
+@pytest.mark.long
+@pytest.mark.parametrize('path', LONG, ids=lambda p: p.stem)
+def test_notebook_with_its_long_cells(path):
+    """The notebook whole, its `#| long` cells included, as `nbdev_test --flags long` runs it: the checks that the
+    README's `nbdev_test` leaves out (they train or trace whole runs), here so that CI runs them in its shares."""
+    run = subprocess.run(
+        ['nbdev_test', '--path', str(path), '--flags', 'long'], cwd=ROOT, capture_output=True, text=True, timeout=3600
+    )
+    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]

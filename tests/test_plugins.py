@@ -82,6 +82,7 @@ def python(site, *args, timeout=600):
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
 
 
+@pytest.mark.long
 def test_the_command_line_trains_it_and_the_viewer_shows_its_signal(site, tmp_path):
     r = python(site, '-m', 'uncertain_rl', 'train', '--help')
     assert r.returncode == 0 and 'toy' in r.stdout, r.stderr
@@ -122,6 +123,7 @@ def test_the_command_line_trains_it_and_the_viewer_shows_its_signal(site, tmp_pa
     assert '"toy max Q"' in page and "the toy's largest Q" in page
 
 
+@pytest.mark.long
 def test_the_docs_and_the_golden_tool_pick_it_up(site, tmp_path):
     src = tmp_path / 'docs_src'
     r = python(

@@ -55,6 +55,7 @@ def edit_summary(out: Path, edit) -> None:
     (out / 'summary.json').write_text(json.dumps(summary))
 
 
+@pytest.mark.long
 def test_a_checkpoint_of_another_configuration_is_refused(tmp_path, capsys):
     """The summary's overrides edited (learning rate 0.5) after the interruption: `--resume` continued the old
     state silently and recorded the run complete under the new configuration."""
@@ -97,6 +98,7 @@ def test_two_resumes_cannot_both_train(tmp_path, capsys):
     assert load_run(out).status == 'interrupted'
 
 
+@pytest.mark.long
 def test_a_damaged_checkpoint_is_one_line(tmp_path, capsys):
     "A checkpoint whose files were overwritten ended in orbax's traceback."
     out = interrupted(tmp_path / 'run')
@@ -107,6 +109,7 @@ def test_a_damaged_checkpoint_is_one_line(tmp_path, capsys):
     assert load_run(out).status == 'interrupted'  # refused before anything was trained: as it was
 
 
+@pytest.mark.long
 def test_a_state_of_another_structure_is_one_line(tmp_path, capsys):
     """A checkpoint whose state has another structure than the run's (what an agent whose code changed meets) printed
     a 33-line tree. Made here from a checkpoint of an older version (no identity saved) and a wider network."""
@@ -119,6 +122,7 @@ def test_a_state_of_another_structure_is_one_line(tmp_path, capsys):
     assert 'holds a state of another structure (its state.agent_state' in err and 'was [[1, 2, 8]' in err
 
 
+@pytest.mark.long
 def test_ctrl_c_while_a_checkpoint_is_saved_keeps_it_whole(tmp_path):
     """SIGINT in the middle of a save ended in orbax's traceback with an `.orbax-checkpoint-tmp` folder left; the save
     now finishes first, then the run stops, and the resume gives the uninterrupted run."""
@@ -147,6 +151,7 @@ def test_ctrl_c_while_a_checkpoint_is_saved_keeps_it_whole(tmp_path):
     assert (out / 'episodes.csv').read_text() == (whole / 'episodes.csv').read_text()
 
 
+@pytest.mark.long
 def test_a_resumed_tracker_does_not_log_an_episode_twice(tmp_path):
     """`--log tensorboard`, interrupted after a checkpoint and resumed: the episodes between the checkpoint and the
     interruption were logged again (TensorBoard showed two points for them)."""

@@ -151,6 +151,7 @@ def hand_over(out: Path, owner: str) -> None:
     con.close()
 
 
+@pytest.mark.long
 def test_a_call_whose_lease_is_taken_stops_and_leaves_it_to_the_taker(tmp_path):
     """Mid-call (after its first checkpoint) another live process takes the call's leases: this process stops that
     call, stores nothing of it, leaves the lease and the checkpoint to the taker, and counts the call in flight."""
@@ -200,6 +201,7 @@ def test_work_left_to_a_process_that_died_meanwhile_is_trained_not_counted_in_fl
     assert len(store.load_records(tmp_path)) == 2
 
 
+@pytest.mark.long
 def test_work_a_live_holder_finished_meanwhile_counts_stored(tmp_path):
     """The first call is leased by a live process, which stores it while this process trains the second call: at the
     end it counts as stored, not in flight."""

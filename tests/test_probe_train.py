@@ -46,6 +46,7 @@ def test_library_run_refuses_a_directory_of_others_too(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ['notes.txt']
 
 
+@pytest.mark.long
 def test_an_empty_directory_is_a_new_run_and_its_lock_file_goes_when_complete(tmp_path, capsys):
     assert main(train('--out', tmp_path, '--snapshots', '0', '--eval-every', '0')) == 0, capsys.readouterr().err
     assert load_run(tmp_path).status == 'complete' and not (tmp_path / LOCK_FILE).exists()
@@ -97,6 +98,7 @@ def test_sizes_that_cannot_run_are_refused_with_the_estimate(tmp_path, capsys, o
     assert not (tmp_path / 'run').exists()  # refused before the directory was made
 
 
+@pytest.mark.long
 def test_a_hundred_million_seeds_are_refused_at_once(tmp_path):
     """`--seeds 100000000` printed its memory estimate only after building a hundred million labels (it had not
     exited two minutes later); the count is checked against memory before any per-seed list is made."""
@@ -109,6 +111,7 @@ def test_a_hundred_million_seeds_are_refused_at_once(tmp_path):
     assert done.returncode == 2 and 'GiB per device' in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
 
 
+@pytest.mark.long
 def test_wandb_without_a_login_is_refused_and_leaves_the_directory_reusable(tmp_path):
     """`--log wandb` with no W&B login ended in wandb's traceback, with a `running` summary left behind. (Its own
     process: wandb changes the process's standard streams.)"""
@@ -128,6 +131,7 @@ def test_wandb_without_a_login_is_refused_and_leaves_the_directory_reusable(tmp_
     assert [p.name for p in out.iterdir()] in ([], [LOCK_FILE])  # nothing of the run: the same command can run again
 
 
+@pytest.mark.long
 def test_a_failure_after_the_directory_exists_marks_the_run_failed(tmp_path, capsys):
     "A run that fails after writing its summary left it `running`, which blocked retrying the same `--out`."
     out = tmp_path / 'run'
@@ -201,6 +205,7 @@ def test_submit_checks_before_it_submits(tmp_path, capsys, monkeypatch, argv, wh
     assert not (tmp_path / 'suite').exists()
 
 
+@pytest.mark.long
 def test_three_ctrl_c_leave_an_interrupted_run(tmp_path):
     """Ctrl-C three times in quick succession: the first interrupts, the others wait until what was trained is
     written down (they had cut the clean-up short: exit 134, status left `running`)."""

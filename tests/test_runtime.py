@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = """
 import importlib, json, pkgutil, sys
 import jax
@@ -50,6 +52,7 @@ def _settings_changed(what: str, tmp_path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.long
 def test_imports_experiments_and_training_change_no_jax_setting(tmp_path):
     seen = _settings_changed('train', tmp_path)
     assert len(seen['imported']) > 40 and 'uncertain_rl.runtime' in seen['imported'], seen

@@ -39,6 +39,7 @@ def _obs(cell):
 SIGNAL_AGENTS = ('dqn', 'boot_dqn', 'tdu', 'ucb_infogain')
 
 
+@pytest.mark.long
 def test_every_agent_records_the_signals_it_declares():
     """What the viewer is told (the loop's signals and the agent's declared `Signal`s) is what each agent's
     `cell_signals` records, with the declared shape: `[C, A]` per action, `[C]` per cell, `[C, K, A]` per member.

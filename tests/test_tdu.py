@@ -236,6 +236,7 @@ def test_cli_trains_tdu_on_deep_sea_and_the_tree(tmp_path):
     assert 'solved_at' in summary['results'][0]
 
 
+@pytest.mark.long
 def test_cli_trains_tdu_through_the_bsuite_bridge(tmp_path):
     assert (
         main(

@@ -68,6 +68,7 @@ def test_mountaincar_and_cartpole_run_through_the_loop():
             np.testing.assert_array_equal(logs['episode_return'][ran], -logs['episode_length'][ran])
 
 
+@pytest.mark.long
 def test_chain_solved_by_ucb_in_ci():
     """The chain MDP of Osband et al. (2016), where UCB should explore deeper than ε-greedy (Section 5's claim in
     miniature), at N = 10, CI-sized: UCB (λ = 0.1) solves the chain (100 consecutive episodes that reach s_N) within
