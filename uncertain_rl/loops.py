@@ -449,8 +449,9 @@ def run_chunked(
     With `checkpoints`, the loop's whole state is saved when `checkpoints.due` (every `checkpoints.every` chunks, or
     `checkpoints.seconds`), and a run whose directory holds a checkpoint continues from it (see Checkpoints).
 
-    The chunk program is traced for the carry `init` will return (`carry_spec`) and compiled on a second thread while
-    `init` compiles and runs (XLA compiles without Python's lock: two cores, two programs at once).
+    XLA compiles without Python's lock, so the two programs overlap: `init` compiles on one thread while Python
+    traces the chunk program for the carry `init` will return (`carry_spec`), which then compiles on a second thread
+    while `init` finishes compiling and runs.
 
     Longer than 80 lines, for a reason: the chunk loop's steps (place on devices, resume, run a chunk, hand it to the
     callbacks, checkpoint, stop) share their state and order. Not in the records' fingerprint (`train` is): chunks and
@@ -471,12 +472,12 @@ def run_chunked(
     if shown:
         print(f'compiling the training program of {len(keys)} runs ...', file=sys.stderr, flush=True)
     init = on_devices(run.init, layout, (True, batched_hparams, True)[: len(args)]).lower(*args)
-    advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True)
-    advance = advance.lower(carry_spec(init, layout))  # traced here; compiled on another core, beside init
     plan, first = dict(runs=len(keys), slots=layout.slots, chunks=chunks, chunk_steps=chunk_steps), 0
-    with ThreadPoolExecutor(1) as pool:
-        compiling = pool.submit(advance.compile)
-        carry = init.compile()(*args)
+    with ThreadPoolExecutor(2) as pool:
+        init_compiling = pool.submit(init.compile)  # XLA compiles init while Python traces the chunk program
+        advance = on_devices(lambda c: run.advance(c, chunk_steps), layout, (True,), donate=True)
+        compiling = pool.submit(advance.lower(carry_spec(init, layout)).compile)  # beside init's compile
+        carry = init_compiling.result()(*args)
         if checkpoints is not None:
             found = restore_checkpoint(checkpoints.path, carry, plan, checkpoints.identity)
             if found is not None:
